@@ -1,0 +1,45 @@
+# hupai — two set-up commands: `make serve` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+HOST ?= 127.0.0.1
+PORT ?= 8000
+# Installs are stamped with the pyproject.toml they came from, so a rerun is quick.
+STAMP := $(VENV)/.stamp-$(shell cksum pyproject.toml | cut -d' ' -f1)
+
+.PHONY: test lint typecheck pytest serve venv train-deps clean-venv
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PIP) install -q -e '.[vision,service,dev]'
+	rm -f $(VENV)/.stamp-*
+	touch $@
+
+venv: $(STAMP)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy scoring hupai
+
+pytest: $(STAMP)
+	$(VENV)/bin/pytest tests scoring -n 2
+
+test: lint typecheck pytest
+
+serve: $(STAMP)
+	$(VENV)/bin/hupai serve --host $(HOST) --port $(PORT)
+
+# Training needs torch + ultralytics (several GB); not part of `make test`.
+train-deps: $(STAMP)
+	$(PIP) install -q -e '.[vision,service,dev,train]'
+
+clean-venv:
+	rm -rf $(VENV)

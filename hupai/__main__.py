@@ -1,0 +1,5 @@
+import sys
+
+from hupai.cli import main
+
+sys.exit(main())

@@ -1,0 +1,60 @@
+"""The ``hupai`` console command.
+
+Each subcommand lives in its own module under ``hupai/commands/`` exposing
+``register(subparsers)``; heavy imports (onnxruntime, ultralytics, fastapi) happen inside
+the handlers so that ``hupai --help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+#: Subcommand modules, in the order ``--help`` lists them.
+COMMAND_MODULES = (
+    "score",
+    "read",
+    "label",
+    "data",
+    "train",
+    "eval",
+    "serve",
+)
+
+
+class UserError(Exception):
+    """A problem with what the user gave; printed as one line, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hupai", description="Read a winning mahjong hand from a photo and score it."
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"hupai.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"hupai.commands.{name}":
+                raise
+            continue  # not built yet
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except UserError as exc:
+        print(f"hupai {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of the hupai console command, one module each."""
