@@ -30,7 +30,7 @@ typecheck: $(STAMP)
 	$(VENV)/bin/mypy scoring hupai
 
 pytest: $(STAMP)
-	$(VENV)/bin/pytest tests scoring -n 2
+	$(VENV)/bin/pytest tests scoring vision datasets service hupai -n 2
 
 test: lint typecheck pytest
 
