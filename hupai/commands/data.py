@@ -1,0 +1,101 @@
+"""``hupai data …``: build training data (real photo import, synthetic scenes, stats)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "data", help="build detector training data (import real photos, render synthetic scenes)"
+    )
+    sub = parser.add_subparsers(dest="data_command", required=True, metavar="ACTION")
+
+    imp = sub.add_parser(
+        "import-roboflow",
+        help="import the Roboflow 'Chinese Mahjong Detection' YOLO export into our 43 classes",
+    )
+    imp.add_argument("source", type=Path, help="the export folder (with data.yaml)")
+    imp.add_argument("--out", type=Path, required=True, help="dataset folder to write")
+    imp.add_argument(
+        "--resplit",
+        type=float,
+        metavar="VAL_FRACTION",
+        help="re-deal train+valid by photo with this validation fraction (test is untouched)",
+    )
+    imp.add_argument("--seed", type=int, default=0, help="seed of --resplit")
+    imp.add_argument("--overwrite", action="store_true", help="replace a dataset written before")
+    imp.set_defaults(handler=_import_roboflow)
+
+    syn = sub.add_parser("synth", help="render synthetic hand photos with exact labels")
+    syn.add_argument("--n", type=int, required=True, help="number of images")
+    syn.add_argument("--seed", type=int, default=0, help="seed (image i is seeded by (seed, i))")
+    syn.add_argument("--out", type=Path, required=True, help="dataset folder to write")
+    syn.add_argument(
+        "--art", type=Path, default=None, help="artwork folder (default: ../shared/art)"
+    )
+    syn.add_argument("--size", type=int, default=640, help="long side of the images, px")
+    syn.add_argument("--val", type=float, default=0.1, help="fraction of images put in val")
+    syn.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    syn.add_argument("--start", type=int, default=0, help="first image index (to extend a set)")
+    syn.add_argument("--overwrite", action="store_true", help="replace a dataset written before")
+    syn.set_defaults(handler=_synth)
+
+    st = sub.add_parser("stats", help="print and save the stats report of a YOLO dataset")
+    st.add_argument("root", type=Path, help="dataset folder (with images/ and labels/)")
+    st.set_defaults(handler=_stats)
+
+
+def _import_roboflow(args: argparse.Namespace) -> int:
+    from datasets.roboflow import RoboflowImportError, import_roboflow
+    from datasets.stats import format_stats, write_stats
+    from hupai.cli import UserError
+
+    try:
+        report = import_roboflow(
+            args.source, args.out, resplit=args.resplit, seed=args.seed, overwrite=args.overwrite
+        )
+    except RoboflowImportError as exc:
+        raise UserError(str(exc)) from None
+    print(report.summary())
+    print(format_stats(write_stats(args.out)))
+    return 0
+
+
+def _synth(args: argparse.Namespace) -> int:
+    from datasets.synth.generate import SynthError, generate
+
+    from datasets.stats import format_stats, write_stats
+    from hupai.cli import UserError
+
+    try:
+        result = generate(
+            args.out,
+            n=args.n,
+            seed=args.seed,
+            art_root=args.art,
+            size=args.size,
+            val_fraction=args.val,
+            workers=args.workers,
+            start=args.start,
+            overwrite=args.overwrite,
+        )
+    except SynthError as exc:
+        raise UserError(str(exc)) from None
+    print(format_stats(write_stats(args.out)))
+    print(
+        f"rendered {result.images} images in {result.seconds:.1f} s with {result.workers} "
+        f"processes: {result.images_per_second:.2f} images/s"
+    )
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    from datasets.stats import format_stats, write_stats
+    from hupai.cli import UserError
+
+    if not (args.root / "images").is_dir():
+        raise UserError(f"{args.root}: no images/ folder (not a YOLO dataset)")
+    print(format_stats(write_stats(args.root)))
+    return 0
