@@ -15,11 +15,15 @@ resumed with ``--resume`` from where it stopped.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from vision.classes import CLASS_NAMES, CLASSES_VERSION
 
 #: Architecture the shipped model is built from (ultralytics' own YAML, no weights).
 DEFAULT_ARCH = "yolov8n.yaml"
@@ -128,14 +132,83 @@ def _use_every_core(workers: int) -> Any:
     return callback
 
 
-def export_onnx(weights: Path, out: Path, imgsz: int = 640, opset: int = 12) -> Path:
-    """Export weights to a fixed-size ONNX file (input ``images [1,3,imgsz,imgsz]``)."""
+_RECORDED_ARGS = ("model", "data", "epochs", "imgsz", "batch", "optimizer", "lr0", "seed")
+
+#: ONNX opset of the shipped model: 12 runs on every onnxruntime since 1.6 and on
+#: OpenCV's DNN module, and YOLOv8 needs nothing newer.
+ONNX_OPSET = 12
+
+
+def export_onnx(
+    weights: Path,
+    out: Path,
+    imgsz: int = 640,
+    version: str = "dev",
+    data: str = "",
+    command: str = "",
+) -> Path:
+    """Export weights to a fixed-size ONNX file plus its manifest ``<out>.json``.
+
+    Input ``images`` float32 [1,3,imgsz,imgsz] (RGB, /255, letterboxed with grey 114);
+    output ``output0`` [1, 4+classes, anchors] (cx, cy, w, h in input pixels, then class
+    scores) that needs NMS.
+    """
     prepare_offline_env(weights.resolve().parents[2])
     from ultralytics import YOLO
 
-    exported = YOLO(str(weights)).export(
-        format="onnx", imgsz=imgsz, opset=opset, simplify=True, dynamic=False
+    model = YOLO(str(weights))
+    train_args = dict((getattr(model, "ckpt", None) or {}).get("train_args", {}))
+    names = [model.names[i] for i in range(len(model.names))]
+    if tuple(names) != CLASS_NAMES:
+        raise ValueError(f"{weights}: class names {names} differ from vision.classes")
+    exported = model.export(
+        format="onnx", imgsz=imgsz, opset=ONNX_OPSET, simplify=True, dynamic=False
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(exported, out)
+    anchors = sum((imgsz // stride) ** 2 for stride in (8, 16, 32))
+    manifest = {
+        "name": "hupai-tiles",
+        "version": version,
+        "classes_version": CLASSES_VERSION,
+        "class_names": list(CLASS_NAMES),
+        "architecture": Path(str(train_args.get("model", ""))).name,
+        "input": {"name": "images", "shape": [1, 3, imgsz, imgsz], "dtype": "float32"},
+        "preprocessing": {
+            "letterbox": True,
+            "pad_value": 114,
+            "scale": 1 / 255,
+            "channel_order": "RGB",
+            "stride": 32,
+        },
+        "output": {
+            "name": "output0",
+            "shape": [1, 4 + len(CLASS_NAMES), anchors],
+            "box_format": "cxcywh",
+        },
+        "opset": ONNX_OPSET,
+        "sha256": hashlib.sha256(out.read_bytes()).hexdigest(),
+        "bytes": out.stat().st_size,
+        "data": data,
+        "training_command": command,
+        # The last stage's own arguments, straight from the checkpoint.
+        "train_args": {k: train_args[k] for k in _RECORDED_ARGS if k in train_args},
+    }
+    out.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return out
+
+
+def write_mix_yaml(train: list[Path], val: Path, out: Path) -> Path:
+    """A data.yaml whose train split is several image folders (real + synthetic) and whose
+    names are our class list; ``val`` is one image folder (never the real test split)."""
+    for folder in (*train, val):
+        if not folder.is_dir():
+            raise FileNotFoundError(f"{folder} is not an image folder")
+    lines = ["train:"]
+    lines += [f"  - {folder.resolve()}" for folder in train]
+    lines.append(f"val: {val.resolve()}")
+    lines.append("names:")
+    lines += [f"  {i}: '{name}'" for i, name in enumerate(CLASS_NAMES)]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines) + "\n")
     return out

@@ -1,0 +1,108 @@
+"""``hupai train``: build the tile detector (needs the ``train`` extra: torch, ultralytics).
+
+Stages (see vision/train.py): ``run`` one training stage from a YAML or weights, ``resume`` a
+stopped run, ``export`` weights to the shipped ONNX + manifest.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from hupai.cli import UserError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser("train", help="train the tile detector (train extra)")
+    stages = parser.add_subparsers(dest="stage", required=True, metavar="STAGE")
+
+    run = stages.add_parser("run", help="one training stage")
+    run.add_argument("--name", required=True, help="run folder under --project")
+    run.add_argument(
+        "--train",
+        type=Path,
+        nargs="+",
+        required=True,
+        help="image folders to train on (YOLO layout: images/ beside labels/)",
+    )
+    run.add_argument("--val", type=Path, required=True, help="validation image folder")
+    run.add_argument("--model", default="yolov8n.yaml", help="architecture YAML or weights .pt")
+    run.add_argument("--epochs", type=int, default=40)
+    run.add_argument("--imgsz", type=int, default=640)
+    run.add_argument("--batch", type=int, default=16)
+    run.add_argument("--lr0", type=float, default=0.01)
+    run.add_argument("--project", default="runs")
+    run.set_defaults(handler=_run)
+
+    resume = stages.add_parser("resume", help="resume a stopped run from its last epoch")
+    resume.add_argument("--name", required=True)
+    resume.add_argument("--project", default="runs")
+    resume.set_defaults(handler=_resume)
+
+    export = stages.add_parser("export", help="export weights to ONNX + manifest")
+    export.add_argument("weights", type=Path)
+    export.add_argument("--out", type=Path, default=Path("models/hupai-tiles-v1.onnx"))
+    export.add_argument("--version", default="dev")
+    export.add_argument("--imgsz", type=int, default=640)
+    export.add_argument(
+        "--data", default="", help="what the model was trained on, for the manifest"
+    )
+    export.add_argument("--command", default="", help="training command, for the manifest")
+    export.set_defaults(handler=_export)
+
+
+def _need_ultralytics() -> None:
+    try:
+        import ultralytics  # noqa: F401
+    except ModuleNotFoundError:
+        raise UserError("training needs the train extra: run `make train-deps`") from None
+
+
+def _run(args: argparse.Namespace) -> int:
+    _need_ultralytics()
+    from vision.train import TrainConfig, train, write_mix_yaml
+
+    data = write_mix_yaml(args.train, args.val, Path(args.project) / f"{args.name}.data.yaml")
+    config = TrainConfig(
+        data=str(data),
+        name=args.name,
+        model=args.model,
+        epochs=args.epochs,
+        imgsz=args.imgsz,
+        batch=args.batch,
+        lr0=args.lr0,
+        project=args.project,
+    )
+    print(f"best weights: {train(config)}")
+    return 0
+
+
+def _resume(args: argparse.Namespace) -> int:
+    _need_ultralytics()
+    from vision.train import TrainConfig, train
+
+    config = TrainConfig(data="", name=args.name, project=args.project)
+    try:
+        print(f"best weights: {train(config, resume=True)}")
+    except FileNotFoundError as exc:
+        raise UserError(str(exc)) from None
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    _need_ultralytics()
+    from vision.train import export_onnx
+
+    if not args.weights.is_file():
+        raise UserError(f"{args.weights}: no such weights file")
+    command = args.command or shlex.join(["hupai", *sys.argv[1:]])
+    out = export_onnx(
+        args.weights,
+        args.out,
+        imgsz=args.imgsz,
+        version=args.version,
+        data=args.data,
+        command=command,
+    )
+    print(f"wrote {out} and {out.with_suffix('.json')}")
+    return 0
