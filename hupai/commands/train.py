@@ -95,14 +95,13 @@ def _export(args: argparse.Namespace) -> int:
 
     if not args.weights.is_file():
         raise UserError(f"{args.weights}: no such weights file")
-    command = args.command or shlex.join(["hupai", *sys.argv[1:]])
     out = export_onnx(
         args.weights,
         args.out,
         imgsz=args.imgsz,
         version=args.version,
         data=args.data,
-        command=command,
+        command=args.command,
     )
     print(f"wrote {out} and {out.with_suffix('.json')}")
     return 0
