@@ -1,1 +1,91 @@
-"""scoring."""
+"""The hupai scoring core: tiles, hands, decomposition, settlement and the city registry.
+
+Pure standard library, no I/O. The entry point for a JSON request is :func:`score`::
+
+    >>> from scoring import score, result_to_dict
+    >>> score({"city": "atlantis"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    scoring.registry.UnknownCityError: city: 'atlantis' is not a known city; known: ...
+
+See docs/core-api.md for how a city plugs in and docs/schema.md for the request.
+"""
+
+from scoring.city import City, NoOptions, NoTable, Request, TileSet
+from scoring.decompose import (
+    Decomposition,
+    Group,
+    GroupKind,
+    Shape,
+    ShapeRules,
+    Wait,
+    WaitKind,
+    decompose,
+    is_winning,
+    ready_tiles,
+)
+from scoring.fields import Between, ScoringInputError, Seat, required, setting
+from scoring.hand import Hand, Meld, MeldKind, WinContext, WinMethod, others, seat_wind
+from scoring.registry import (
+    UnknownCityError,
+    cities,
+    city_names,
+    describe_cities,
+    get_city,
+    register,
+    score,
+)
+from scoring.request import parse_request, result_to_dict
+from scoring.settlement import Item, ItemGroup, Pattern, Reason, Result, Settlement
+from scoring.tiles import Suit, Tile, TileError, format_tiles, next_tile, parse_tiles
+
+__all__ = [
+    "Between",
+    "City",
+    "Decomposition",
+    "Group",
+    "GroupKind",
+    "Hand",
+    "Item",
+    "ItemGroup",
+    "Meld",
+    "MeldKind",
+    "NoOptions",
+    "NoTable",
+    "Pattern",
+    "Reason",
+    "Request",
+    "Result",
+    "ScoringInputError",
+    "Seat",
+    "Settlement",
+    "Shape",
+    "ShapeRules",
+    "Suit",
+    "Tile",
+    "TileError",
+    "TileSet",
+    "UnknownCityError",
+    "Wait",
+    "WaitKind",
+    "WinContext",
+    "WinMethod",
+    "cities",
+    "city_names",
+    "decompose",
+    "describe_cities",
+    "format_tiles",
+    "get_city",
+    "is_winning",
+    "next_tile",
+    "others",
+    "parse_request",
+    "parse_tiles",
+    "ready_tiles",
+    "register",
+    "required",
+    "result_to_dict",
+    "score",
+    "seat_wind",
+    "setting",
+]

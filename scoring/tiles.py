@@ -64,7 +64,16 @@ ALL_KINDS = 42
 
 _HONOR_NAMES = ("East", "South", "West", "North", "White", "Green", "Red")
 _HONOR_HANZI = ("東", "南", "西", "北", "白", "發", "中")
-_FLOWER_NAMES = ("Plum", "Orchid", "Chrysanthemum", "Bamboo", "Spring", "Summer", "Autumn", "Winter")
+_FLOWER_NAMES = (
+    "Plum",
+    "Orchid",
+    "Chrysanthemum",
+    "Bamboo",
+    "Spring",
+    "Summer",
+    "Autumn",
+    "Winter",
+)
 _FLOWER_HANZI = ("梅", "蘭", "菊", "竹", "春", "夏", "秋", "冬")
 _SUIT_NAMES = {Suit.MAN: "Characters", Suit.PIN: "Dots", Suit.SOU: "Bamboo"}
 _SUIT_HANZI = {Suit.MAN: "萬", Suit.PIN: "筒", Suit.SOU: "條"}
@@ -199,7 +208,8 @@ def _parse_cached(text: str) -> tuple[Tile, ...]:
         suit = _SUIT_BY_LETTER.get(char)
         if suit is None:
             raise TileError(
-                f"'{text}': '{char}' is not a suit letter (use m, p, s, z for honors, f for flowers)"
+                f"'{text}': '{char}' is not a suit letter "
+                "(use m, p, s, z for honors, f for flowers)"
             )
         if not ranks:
             raise TileError(f"'{text}': suit letter '{char}' has no ranks before it")

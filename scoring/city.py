@@ -1,0 +1,135 @@
+"""The base class every city rule set subclasses, and the parsed request it scores.
+
+A city is a small subclass (python-chess style): class attributes for the facts
+(``name``, ``tile_set``, ``exposed_chows``…), a frozen ``Options`` dataclass and a frozen
+``Table`` dataclass (the per-city request fields), and one method, :meth:`City.score`.
+See docs/core-api.md for a worked example.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, ClassVar, Generic, TypeVar
+
+from scoring.decompose import Decomposition, ShapeRules, decompose
+from scoring.fields import describe_fields
+from scoring.hand import Hand, WinContext
+from scoring.settlement import Result
+from scoring.tiles import KINDS, Tile
+
+O = TypeVar("O")  # noqa: E741 - the city's Options dataclass
+T = TypeVar("T")  # the city's Table dataclass
+
+
+class TileSet(StrEnum):
+    """Which tiles a city plays with."""
+
+    SUITS = "108"  # three suits only (Guiyang)
+    STANDARD = "136"  # suits and honors
+    FLOWERS = "144"  # suits, honors and the eight flowers
+
+    @property
+    def has_honors(self) -> bool:
+        return self is not TileSet.SUITS
+
+    @property
+    def has_flowers(self) -> bool:
+        return self is TileSet.FLOWERS
+
+    def uses(self, tile: Tile) -> bool:
+        if tile.is_flower:
+            return self.has_flowers
+        return not tile.is_honor or self.has_honors
+
+
+@dataclass(frozen=True)
+class NoOptions:
+    """For a city without options."""
+
+
+@dataclass(frozen=True)
+class NoTable:
+    """For a city without per-city request fields."""
+
+
+@dataclass(frozen=True)
+class Request(Generic[O, T]):
+    """A checked request: the hand, how it was won, the city's table fields and options."""
+
+    city: str
+    hand: Hand
+    win: WinContext
+    table: T
+    options: O
+
+
+class City(ABC, Generic[O, T]):
+    """One city's rules. Subclass, set the class attributes, implement :meth:`score`, and
+    expose an instance as ``CITY`` in ``scoring/<name>.py`` (see ``scoring.registry``)."""
+
+    #: registry key and the request's ``city`` value, e.g. "nanning"
+    name: ClassVar[str]
+    #: for people, e.g. "Nanning — Lucky Catch 南宁麻将"
+    title: ClassVar[str] = ""
+    #: the seed document it implements, e.g. "000"
+    seed: ClassVar[str] = ""
+    tile_set: ClassVar[TileSet] = TileSet.STANDARD
+    #: whether a chow may be claimed (see also ``chows_allowed``)
+    exposed_chows: ClassVar[bool] = True
+    #: three different winds / the three dragons form a sequence (also as a claimed chow)
+    honor_sequences: ClassVar[bool] = False
+    #: the frozen dataclasses the request's ``options`` and table fields are parsed into
+    options_type: type[O]
+    table_type: type[T]
+
+    def chows_allowed(self, options: O) -> bool:
+        """Whether exposed chows are legal under these options (override when an option
+        switches it, e.g. Nanning's ``allow_chow_claim``)."""
+        return self.exposed_chows
+
+    def check(self, request: Request[O, T]) -> None:
+        """Extra input checks after the core's (raise ``ScoringInputError``); optional."""
+
+    @abstractmethod
+    def score(self, request: Request[O, T]) -> Result:
+        """Score a checked request: a valid result with items, or ``Result.invalid``."""
+
+    # -- helpers for subclasses ----------------------------------------------------------
+    def decompositions(
+        self,
+        hand: Hand,
+        rules: ShapeRules,
+        wilds: frozenset[Tile] = frozenset(),
+    ) -> tuple[Decomposition, ...]:
+        """Every reading of the hand's concealed tiles beside its melds; wilds never stand
+        for a fifth copy of a tile (copies in melds count)."""
+        limits = [4] * KINDS
+        for tile in hand.meld_tiles:
+            limits[tile.index] -= 1
+        return decompose(hand.concealed_counts(), len(hand.melds), wilds, rules, limits)
+
+    def describe(self) -> dict[str, Any]:
+        """This city as plain data (served by ``GET /v1/cities``)."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "seed": self.seed,
+            "tiles": int(self.tile_set.value),
+            "exposed_chows": self.exposed_chows,
+            "honor_sequences": self.honor_sequences,
+            "options": describe_fields(self.options_type),
+            "fields": describe_fields(self.table_type),
+        }
+
+    def default_options(self) -> O:
+        return self.options_type()
+
+    def __repr__(self) -> str:
+        return f"<City {self.name}>"
+
+
+def option_names(city: City[Any, Any]) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(city.options_type))

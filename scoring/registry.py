@@ -1,0 +1,102 @@
+"""Where the cities are found.
+
+Each city lives in ``scoring/<name>.py`` and exposes an instance of its ``City`` subclass as
+the module attribute ``CITY``. The modules are imported on first use, so importing
+``scoring`` does nothing; a city module that does not exist yet is skipped (an import error
+*inside* a city module is not hidden).
+
+>>> "nanning" in CITY_MODULES
+True
+>>> get_city("atlantis")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+scoring.registry.UnknownCityError: city: 'atlantis' is not a known city; known: ...
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+from scoring.city import City
+from scoring.fields import ScoringInputError
+from scoring.request import parse_request
+from scoring.settlement import Result
+
+#: The city modules under ``scoring/``, in the order ``GET /v1/cities`` lists them.
+CITY_MODULES = ("nanning", "nanchang", "ningbo", "guiyang", "shaanxi")
+
+_loaded: dict[str, City[Any, Any]] | None = None
+_extra: dict[str, City[Any, Any]] = {}
+
+
+class UnknownCityError(ScoringInputError):
+    """The request names a city the registry does not know."""
+
+
+def _load() -> dict[str, City[Any, Any]]:
+    global _loaded
+    if _loaded is None:
+        found: dict[str, City[Any, Any]] = {}
+        for module_name in CITY_MODULES:
+            qualified = f"scoring.{module_name}"
+            try:
+                module = importlib.import_module(qualified)
+            except ModuleNotFoundError as exc:
+                if exc.name != qualified:
+                    raise
+                continue  # that city is not written yet
+            city = getattr(module, "CITY", None)
+            if isinstance(city, City):
+                found[city.name] = city
+        _loaded = found
+    return {**_loaded, **_extra}
+
+
+def register(city: City[Any, Any]) -> City[Any, Any]:
+    """Add a city that does not live in ``scoring/`` (a test's toy city, a plug-in)."""
+    _extra[city.name] = city
+    return city
+
+
+def unregister(name: str) -> None:
+    _extra.pop(name, None)
+
+
+def cities() -> tuple[City[Any, Any], ...]:
+    """Every known city, in registry order."""
+    return tuple(_load().values())
+
+
+def city_names() -> tuple[str, ...]:
+    return tuple(_load())
+
+
+def get_city(name: object) -> City[Any, Any]:
+    """The city called ``name``; an unknown name is an error listing the known ones."""
+    known = _load()
+    if isinstance(name, str) and name in known:
+        return known[name]
+    shown = f"'{name}'" if isinstance(name, str) else repr(name)
+    names = ", ".join(known) or "none yet"
+    raise UnknownCityError("city", f"{shown} is not a known city; known: {names}")
+
+
+def describe_cities() -> list[dict[str, Any]]:
+    """Every city with its options, defaults and per-city fields, as plain data."""
+    return [city.describe() for city in cities()]
+
+
+def score(data: Mapping[str, Any] | Any) -> Result:
+    """Score one JSON request (already parsed from JSON).
+
+    Raises ScoringInputError (a ValueError) for malformed input; a legal hand that does
+    not win is a Result with ``valid`` False and a reason code.
+    """
+    if not isinstance(data, Mapping):
+        raise ScoringInputError("request", f"expected a JSON object, got {type(data).__name__}")
+    if "city" not in data:
+        raise ScoringInputError("city", f"required; known: {', '.join(city_names()) or 'none yet'}")
+    city = get_city(data["city"])
+    return city.score(parse_request(data, city))

@@ -1,0 +1,317 @@
+"""The JSON request → typed objects, with the checks every city shares; result → JSON.
+
+The schema is documented in docs/schema.md; ``hupai score`` and the HTTP service both use
+these two functions unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from scoring.city import City, Request
+from scoring.decompose import Decomposition
+from scoring.fields import (
+    ScoringInputError,
+    parse_dataclass,
+    parse_tile,
+    parse_tile_list,
+    parse_value,
+    shown_tiles,
+    to_json,
+)
+from scoring.hand import (
+    EAST,
+    SEATS,
+    Hand,
+    Meld,
+    MeldError,
+    MeldKind,
+    WinContext,
+    WinMethod,
+    meld_kind_of,
+    previous_seat,
+)
+from scoring.settlement import Result
+from scoring.tiles import Tile, format_tiles
+
+#: Request fields every city reads; a city adds its own through its ``table_type``.
+COMMON_FIELDS = (
+    "city",
+    "hand",
+    "melds",
+    "win_tile",
+    "win",
+    "winner",
+    "discarder",
+    "round_wind",
+    "flowers",
+    "last_tile",
+    "first_turn",
+    "options",
+)
+_MELD_FIELDS = ("kind", "tiles", "from")
+
+
+def parse_request(data: object, city: City[Any, Any]) -> Request[Any, Any]:
+    """Check a parsed JSON request for ``city`` and build the typed request.
+
+    Raises ScoringInputError naming the field (``melds[1].tiles``) and quoting the value.
+    """
+    if not isinstance(data, Mapping):
+        raise ScoringInputError("request", f"expected a JSON object, got {type(data).__name__}")
+    table_names = [f.name for f in dataclasses.fields(city.table_type)]
+    for key in data:
+        if key not in COMMON_FIELDS and key not in table_names:
+            known = ", ".join([*COMMON_FIELDS, *table_names])
+            raise ScoringInputError(str(key), f"unknown field for {city.name}; known: {known}")
+
+    options = parse_dataclass(city.options_type, data.get("options", {}), "options")
+    table_data = {k: data[k] for k in table_names if k in data}
+    table = parse_dataclass(city.table_type, table_data, "")
+
+    concealed = _concealed(data)
+    winner = _seat(data, "winner", required=True)
+    assert winner is not None
+    melds = _melds(data.get("melds", []), city, options, winner)
+    win = _win_context(data, winner, melds)
+    hand = Hand(
+        tuple(sorted(concealed)),
+        melds,
+        _win_tile(data, concealed),
+        _flowers(data, city),
+    )
+    _check_tiles(hand, city, table)
+    request: Request[Any, Any] = Request(city.name, hand, win, table, options)
+    city.check(request)
+    return request
+
+
+def _concealed(data: Mapping[str, Any]) -> tuple[Tile, ...]:
+    if "hand" not in data:
+        raise ScoringInputError("hand", "required (the concealed tiles, winning tile included)")
+    tiles = parse_tile_list(data["hand"], "hand")
+    for tile in tiles:
+        if tile.is_flower:
+            raise ScoringInputError(
+                "hand", f"'{tile}' is a flower; list flowers under 'flowers', not in the hand"
+            )
+    return tiles
+
+
+def _seat(data: Mapping[str, Any], name: str, required: bool = False) -> int | None:
+    if data.get(name) is None:
+        if required:
+            raise ScoringInputError(name, "required (a seat 0-3; 0 is the dealer)")
+        return None
+    value = data[name]
+    if isinstance(value, bool) or not isinstance(value, int) or value not in SEATS:
+        shown = f"'{value}'" if isinstance(value, str) else repr(value)
+        raise ScoringInputError(name, f"{shown} is not a seat (0-3; 0 is the dealer)")
+    return value
+
+
+def _melds(raw: object, city: City[Any, Any], options: Any, winner: int) -> tuple[Meld, ...]:
+    if not isinstance(raw, list):
+        raise ScoringInputError("melds", f"expected a list of melds, got {raw!r}")
+    if len(raw) > 4:
+        raise ScoringInputError("melds", f"{len(raw)} melds; a hand has at most 4")
+    out: list[Meld] = []
+    for i, item in enumerate(raw):
+        path = f"melds[{i}]"
+        if not isinstance(item, Mapping):
+            raise ScoringInputError(
+                path, f"expected an object with kind, tiles, from; got {item!r}"
+            )
+        for key in item:
+            if key not in _MELD_FIELDS:
+                raise ScoringInputError(f"{path}.{key}", "unknown field; known: kind, tiles, from")
+        if "tiles" not in item:
+            raise ScoringInputError(f"{path}.tiles", "required")
+        tiles = tuple(sorted(parse_tile_list(item["tiles"], f"{path}.tiles")))
+        text = format_tiles(tiles)
+        if any(t.is_flower for t in tiles):
+            raise ScoringInputError(f"{path}.tiles", f"'{text}': flowers are never in a meld")
+        if item.get("kind") is None:
+            kind = meld_kind_of(tiles, honor_sequences=city.honor_sequences)
+            if kind is None:
+                raise ScoringInputError(f"{path}.tiles", f"'{text}' is not a chow/pung/kong")
+        else:
+            kind = parse_value(MeldKind, item["kind"], f"{path}.kind")
+        claimed = _seat(item, "from")
+        try:
+            meld = Meld(kind, tiles, claimed)
+        except MeldError as exc:
+            raise ScoringInputError(f"{path}.tiles", str(exc)) from None
+        if meld.is_chow:
+            if not city.chows_allowed(options):
+                raise ScoringInputError(
+                    f"{path}.kind", f"{city.name} does not allow claiming a chow"
+                )
+            if meld.is_honor_sequence and not city.honor_sequences:
+                raise ScoringInputError(
+                    f"{path}.tiles",
+                    f"'{text}' is not a chow (honor sequences are not played in {city.name})",
+                )
+            if claimed is not None and claimed != previous_seat(winner):
+                raise ScoringInputError(
+                    f"{path}.from",
+                    f"a chow is claimed from the previous seat ({previous_seat(winner)}), "
+                    f"not {claimed}",
+                )
+        if claimed is not None and claimed == winner:
+            raise ScoringInputError(f"{path}.from", f"{claimed} is the winner's own seat")
+        out.append(meld)
+    return tuple(out)
+
+
+def _win_context(data: Mapping[str, Any], winner: int, melds: tuple[Meld, ...]) -> WinContext:
+    if "win" not in data:
+        raise ScoringInputError(
+            "win", "required: self_draw, discard, robbed_kong or kong_replacement"
+        )
+    method = parse_value(WinMethod, data["win"], "win")
+    discarder = _seat(data, "discarder")
+    if method.has_discarder:
+        if discarder is None:
+            who = (
+                "the discarder" if method is WinMethod.DISCARD else "the seat whose kong was robbed"
+            )
+            raise ScoringInputError("discarder", f"required on a {method.value} win ({who})")
+        if discarder == winner:
+            raise ScoringInputError(
+                "discarder", f"{discarder} is the winner; a player cannot feed himself"
+            )
+    elif discarder is not None:
+        raise ScoringInputError(
+            "discarder", f"{discarder} given, but a {method.value} win has no discarder"
+        )
+    if method is WinMethod.KONG_REPLACEMENT and not any(m.is_kong for m in melds):
+        raise ScoringInputError("win", "kong_replacement needs a kong among the winner's melds")
+    round_wind = EAST
+    if data.get("round_wind") is not None:
+        round_wind = parse_tile(data["round_wind"], "round_wind")
+        if not round_wind.is_wind:
+            raise ScoringInputError("round_wind", f"'{round_wind}' is not a wind (1z-4z)")
+    last_tile = parse_value(bool, data.get("last_tile", False), "last_tile")
+    first_turn = parse_value(bool, data.get("first_turn", False), "first_turn")
+    return WinContext(method, winner, discarder, round_wind, last_tile, first_turn)
+
+
+def _win_tile(data: Mapping[str, Any], concealed: tuple[Tile, ...]) -> Tile:
+    if data.get("win_tile") is None:
+        raise ScoringInputError("win_tile", "required (the tile that completed the hand)")
+    tile = parse_tile(data["win_tile"], "win_tile")
+    if tile not in concealed:
+        raise ScoringInputError(
+            "win_tile",
+            f"'{tile}' is not in the hand '{format_tiles(concealed)}'; "
+            "the hand includes the winning tile",
+        )
+    return tile
+
+
+def _flowers(data: Mapping[str, Any], city: City[Any, Any]) -> tuple[Tile, ...]:
+    flowers = parse_tile_list(data.get("flowers", ""), "flowers")
+    for tile in flowers:
+        if not tile.is_flower:
+            raise ScoringInputError("flowers", f"'{tile}' is not a flower (1f-8f)")
+    if flowers and not city.tile_set.has_flowers:
+        raise ScoringInputError("flowers", f"{city.name} is played without flowers")
+    return tuple(sorted(flowers))
+
+
+def _check_tiles(hand: Hand, city: City[Any, Any], table: object) -> None:
+    expected = 14 - 3 * len(hand.melds)
+    if hand.concealed_count != expected:
+        raise ScoringInputError(
+            "hand",
+            f"'{format_tiles(hand.concealed)}' is {hand.concealed_count} tiles beside "
+            f"{len(hand.melds)} melds; a winning hand holds {expected} "
+            "(14, 3 fewer per meld, a kong counting as 3)",
+        )
+    shown = shown_tiles(table)
+    places = (
+        ("hand", hand.concealed),
+        ("melds", hand.meld_tiles),
+        ("flowers", hand.flowers),
+        ("table", shown),
+    )
+    for where, tiles in places:
+        for tile in tiles:
+            if not city.tile_set.uses(tile):
+                raise ScoringInputError(
+                    where,
+                    f"'{tile}' is not used in {city.name} ({city.tile_set.value} tiles: "
+                    f"{_TILE_SET_TEXT[city.tile_set.value]})",
+                )
+    seen: Counter[Tile] = Counter()
+    for _, tiles in places:
+        seen.update(tiles)
+    for tile, n in seen.items():
+        cap = 1 if tile.is_flower else 4
+        if n > cap:
+            where_text = ", ".join(
+                f"{name} {c}" for name, tiles in places if (c := tiles.count(tile))
+            )
+            raise ScoringInputError(
+                "hand" if "hand" in where_text else where_text.split()[0],
+                f"{n} copies of {tile} ({where_text}); a set has only {cap}",
+            )
+
+
+_TILE_SET_TEXT = {
+    "108": "three suits, no honors or flowers",
+    "136": "suits and honors, no flowers",
+    "144": "suits, honors and flowers",
+}
+
+
+# -- result → JSON ---------------------------------------------------------------------------
+def decomposition_to_dict(decomposition: Decomposition) -> dict[str, Any]:
+    return {
+        "shape": decomposition.shape.value,
+        "groups": [{"kind": g.kind.value, "tiles": str(g)} for g in decomposition.groups],
+        "free_sets": decomposition.free_sets,
+        "free_pairs": decomposition.free_pairs,
+        "wilds": {
+            "tiles": format_tiles(decomposition.wild_tiles),
+            "stand_for": format_tiles(decomposition.fills),
+            "at_face_value": format_tiles(decomposition.at_face_value),
+            "as_wild": format_tiles(decomposition.as_wild),
+        },
+    }
+
+
+def result_to_dict(result: Result) -> dict[str, Any]:
+    """The JSON form of a result (docs/schema.md)."""
+    return {
+        "city": result.city,
+        "valid": result.valid,
+        "reason": result.reason,
+        "message": result.message,
+        "decomposition": (
+            None if result.decomposition is None else decomposition_to_dict(result.decomposition)
+        ),
+        "wait": None if result.wait is None else result.wait.value,
+        "patterns": [
+            {"code": p.code, "name": p.name, "value": p.value, "unit": p.unit}
+            for p in result.patterns
+        ],
+        "items": [
+            {
+                "reason": i.reason,
+                "text": i.text,
+                "payer": i.payer,
+                "payee": i.payee,
+                "amount": i.amount,
+                "group": i.group.value,
+            }
+            for i in result.items
+        ],
+        "deltas": list(result.deltas),
+        "warnings": list(result.warnings),
+        "details": to_json(result.details),
+    }
