@@ -1,0 +1,96 @@
+"""``hupai score REQUEST``: score one hand given as a JSON request (docs/schema.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "score",
+        help="score a winning hand from a JSON request (file, or - for stdin)",
+        description=(
+            "Read a JSON request (docs/schema.md) and print the JSON result: validity, "
+            "reason, the decomposition used, patterns, itemised payments and deltas. "
+            "A hand that is legal but does not win is a result with valid=false (exit 0); "
+            "malformed input is one line on stderr (exit 2)."
+        ),
+    )
+    parser.add_argument("request", nargs="?", help="request file, or - to read stdin")
+    parser.add_argument("--pretty", action="store_true", help="indent the JSON output")
+    parser.add_argument(
+        "--cities",
+        action="store_true",
+        help="print the known cities with their options and fields, and exit",
+    )
+    parser.set_defaults(handler=_score)
+
+
+def _score(args: argparse.Namespace) -> int:
+    from hupai.cli import UserError
+    from scoring import ScoringInputError, describe_cities, result_to_dict, score
+
+    indent = 2 if args.pretty else None
+    if args.cities:
+        print(json.dumps(describe_cities(), ensure_ascii=False, indent=indent))
+        return 0
+    if args.request is None:
+        raise UserError("give a request file, or - to read the request from stdin")
+    data = _read_request(args.request)
+    try:
+        result = score(data)
+    except ScoringInputError as exc:
+        raise UserError(str(exc)) from None
+    print(json.dumps(result_to_dict(result), ensure_ascii=False, indent=indent))
+    return 0
+
+
+def _read_request(source: str) -> Any:
+    from hupai.cli import UserError
+
+    name = "stdin" if source == "-" else source
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise UserError(f"{name}: is a folder, not a request file") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise UserError(f"{name}: cannot read ({exc.strerror})") from None
+    if not text.strip():
+        raise UserError(f"{name}: empty; expected a JSON request object")
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise UserError(
+            f"{name}: not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
+    except _DuplicateKey as exc:
+        raise UserError(f"{name}: key '{exc.key}' appears twice in one object") from None
+    except ValueError as exc:
+        raise UserError(f"{name}: not valid JSON: {exc}") from None
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
