@@ -64,9 +64,8 @@ def _import_roboflow(args: argparse.Namespace) -> int:
 
 
 def _synth(args: argparse.Namespace) -> int:
-    from datasets.synth.generate import SynthError, generate
-
     from datasets.stats import format_stats, write_stats
+    from datasets.synth.generate import SynthError, generate
     from hupai.cli import UserError
 
     try:

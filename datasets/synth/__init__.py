@@ -1,0 +1,1 @@
+"""Synthetic hand-scene renderer: artwork, layouts, 3-D tile rendering, dataset writer."""

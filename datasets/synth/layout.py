@@ -1,0 +1,363 @@
+"""Hand layouts as players photograph them: which tiles lie where on the table.
+
+A layout is a list of :class:`PlacedTile` in table millimetres (x to the player's right, y away
+from the player, z up), grouped into a concealed hand row, exposed melds set apart by gaps
+(the called tile turned sideways, an added kong stacked on it, a concealed kong with two
+face-down tiles), flowers beside, and an indicator tile or up to three fishing tiles set
+apart above the hand. The hand content is a real winning shape (four sets and a pair, or
+seven pairs) that respects the four copies of each tile.
+
+>>> import numpy as np
+>>> layout = random_layout(np.random.default_rng(1), TileSize(30, 40, 22))
+>>> sum(t.role is Role.HAND for t in layout.tiles) + 3 * len(layout.melds) >= 14
+True
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import numpy as np
+
+from scoring.tiles import EVERY_TILE, KINDS, Tile
+from vision.classes import BACK, class_of
+
+
+class Role(StrEnum):
+    HAND = "hand"
+    MELD = "meld"
+    FLOWERS = "flowers"
+    INDICATOR = "indicator"
+    FISHING = "fishing"
+
+
+class MeldKind(StrEnum):
+    CHOW = "chow"
+    PUNG = "pung"
+    KONG = "kong"  # exposed (melded) kong: one tile sideways
+    ADDED_KONG = "added_kong"  # a pung with the fourth tile stacked on the sideways tile
+    CONCEALED_KONG = "concealed_kong"  # four tiles, two of them face down
+
+
+class Pose(StrEnum):
+    FLAT = "flat"  # lying on the table, face up (or down)
+    STANDING = "standing"  # upright on its bottom edge, face towards the player
+
+
+@dataclass(frozen=True)
+class TileSize:
+    """Tile body in mm: face width, face height, thickness."""
+
+    width: float
+    height: float
+    thickness: float
+
+
+@dataclass
+class PlacedTile:
+    """One tile of a layout, placed on the table (centre of its footprint, in mm)."""
+
+    tile: Tile
+    x: float
+    y: float
+    yaw: float = 0.0  # degrees about the table normal; 90 = turned sideways
+    z: float = 0.0  # height of its lowest point (a stacked tile lies on another)
+    pose: Pose = Pose.FLAT
+    face_down: bool = False
+    sideways: bool = False
+    stacked: bool = False
+    winning: bool = False
+    row: int = 0
+    group: int = 0
+    role: Role = Role.HAND
+    meld: MeldKind | None = None
+
+    @property
+    def cls(self) -> int:
+        """Detector class: the tile's, or ``back`` when it lies face down."""
+        return BACK if self.face_down else class_of(self.tile)
+
+
+@dataclass
+class Group:
+    id: int
+    role: Role
+    row: int
+    meld: MeldKind | None = None
+    tiles: list[int] = field(default_factory=list)  # indices into Layout.tiles
+
+
+@dataclass
+class Layout:
+    size: TileSize
+    tiles: list[PlacedTile] = field(default_factory=list)
+    groups: list[Group] = field(default_factory=list)
+
+    @property
+    def melds(self) -> list[Group]:
+        return [g for g in self.groups if g.role is Role.MELD]
+
+
+# -- hand content ----------------------------------------------------------------------------
+
+SUITED = [t for t in EVERY_TILE[:27]]
+HONORS = list(EVERY_TILE[27:KINDS])
+FLOWERS = list(EVERY_TILE[KINDS:])
+
+
+@dataclass
+class HandPlan:
+    concealed: list[Tile]
+    melds: list[tuple[MeldKind, list[Tile]]]
+    winning: Tile
+    flowers: list[Tile]
+    indicator: list[Tile]  # 0 or 1 tile
+    fishing: list[Tile]  # 0-3 tiles
+
+
+def _draw_set(rng: np.random.Generator, used: Counter[Tile], chow: bool) -> list[Tile] | None:
+    if chow:
+        suit = int(rng.integers(3))
+        start = int(rng.integers(7))
+        tiles = [EVERY_TILE[suit * 9 + start + k] for k in range(3)]
+    else:
+        pool = SUITED + HONORS * 2  # honors are common in photos of winning hands
+        tiles = [pool[int(rng.integers(len(pool)))]] * 3
+    need = Counter(tiles)
+    if any(used[t] + n > 4 for t, n in need.items()):
+        return None
+    used.update(need)
+    return tiles
+
+
+def random_hand(rng: np.random.Generator) -> HandPlan:
+    """A winning hand: melds, concealed tiles (incl. the winning tile), flowers, extras."""
+    used: Counter[Tile] = Counter()
+    n_melds = int(rng.choice([0, 1, 2, 3, 4], p=[0.3, 0.22, 0.22, 0.16, 0.1]))
+    melds: list[tuple[MeldKind, list[Tile]]] = []
+    concealed: list[Tile] = []
+    if n_melds == 0 and rng.random() < 0.12:  # seven pairs
+        kinds = rng.choice(KINDS, size=7, replace=False)
+        for k in kinds:
+            concealed += [EVERY_TILE[int(k)]] * 2
+            used[EVERY_TILE[int(k)]] += 2
+    else:
+        sets = 0
+        while sets < 4:
+            chow = rng.random() < 0.55
+            tiles = _draw_set(rng, used, chow)
+            if tiles is None:
+                continue
+            if sets < n_melds:
+                kind = MeldKind.CHOW if chow else MeldKind.PUNG
+                if not chow and rng.random() < 0.45 and used[tiles[0]] < 4:
+                    kind = MeldKind(
+                        rng.choice([MeldKind.KONG, MeldKind.ADDED_KONG, MeldKind.CONCEALED_KONG])
+                    )
+                    tiles = [*tiles, tiles[0]]
+                    used[tiles[0]] += 1
+                melds.append((kind, tiles))
+            else:
+                concealed += tiles
+            sets += 1
+        while True:
+            pair = (SUITED + HONORS)[int(rng.integers(KINDS))]
+            if used[pair] <= 2:
+                used[pair] += 2
+                concealed += [pair, pair]
+                break
+    winning = concealed[int(rng.integers(len(concealed)))]
+    n_flowers = int(rng.choice([0, 0, 0, 1, 1, 2, 3, 4]))
+    flowers = [FLOWERS[int(i)] for i in rng.choice(8, size=n_flowers, replace=False)]
+    free = [t for t in SUITED + HONORS if used[t] < 4]
+    extra = rng.random()
+    indicator = [free[int(rng.integers(len(free)))]] if extra < 0.3 else []
+    fishing = []
+    if 0.3 <= extra < 0.5:
+        fishing = [free[int(i)] for i in rng.choice(len(free), size=int(rng.integers(1, 4)))]
+    return HandPlan(concealed, melds, winning, flowers, indicator, fishing)
+
+
+# -- placement -------------------------------------------------------------------------------
+
+
+class _Builder:
+    def __init__(self, rng: np.random.Generator, size: TileSize) -> None:
+        self.rng, self.size, self.layout = rng, size, Layout(size)
+        self.gap = float(rng.uniform(0.0, 1.2))  # between touching tiles, mm
+        self.jitter = float(rng.choice([0.0, 0.3, 0.8]))  # how carelessly tiles are laid
+
+    def group(self, role: Role, row: int, meld: MeldKind | None = None) -> Group:
+        g = Group(len(self.layout.groups), role, row, meld)
+        self.layout.groups.append(g)
+        return g
+
+    def add(self, g: Group, tile: Tile, x: float, y: float, **kw: object) -> PlacedTile:
+        j = self.jitter
+        p = PlacedTile(
+            tile,
+            x + float(self.rng.normal(0, j)),
+            y + float(self.rng.normal(0, j)),
+            yaw=float(kw.pop("yaw", 0.0)) + float(self.rng.normal(0, 1.2 * j)),  # type: ignore[arg-type]
+            row=g.row,
+            group=g.id,
+            role=g.role,
+            meld=g.meld,
+            **kw,  # type: ignore[arg-type]
+        )
+        g.tiles.append(len(self.layout.tiles))
+        self.layout.tiles.append(p)
+        return p
+
+    def flat_run(self, g: Group, tiles: list[Tile], x0: float, y0: float) -> float:
+        """Tiles side by side, bottom edges on y0; returns the x after the last one."""
+        w, h = self.size.width, self.size.height
+        x = x0
+        for t in tiles:
+            self.add(g, t, x + w / 2, y0 + h / 2)
+            x += w + self.gap
+        return x
+
+    def meld(self, g: Group, kind: MeldKind, tiles: list[Tile], x0: float, y0: float) -> float:
+        w, h, th = self.size.width, self.size.height, self.size.thickness
+        rng = self.rng
+        x = x0
+        if kind is MeldKind.CONCEALED_KONG:
+            outer_down = rng.random() < 0.6
+            for i, t in enumerate(tiles):
+                down = (i in (0, 3)) == outer_down
+                self.add(g, t, x + w / 2, y0 + h / 2, face_down=down)
+                x += w + self.gap
+            return x
+        # The called tile turns sideways: left, middle or right (from whom it was called).
+        side = int(rng.integers(3)) if kind is not MeldKind.KONG else int(rng.choice([0, 1, 3]))
+        base = tiles[:3] if kind is MeldKind.ADDED_KONG else tiles
+        for i, t in enumerate(base):
+            if i == min(side, len(base) - 1):
+                yaw = float(rng.choice([90.0, -90.0]))
+                cx, cy = x + h / 2, y0 + w / 2
+                self.add(g, t, cx, cy, yaw=yaw, sideways=True)
+                if kind is MeldKind.ADDED_KONG:
+                    if rng.random() < 0.7:  # stacked on the sideways tile
+                        self.add(g, tiles[3], cx, cy, yaw=yaw, sideways=True, stacked=True, z=th)
+                    else:  # or laid beside it, further from the player
+                        self.add(g, tiles[3], cx, cy + w + self.gap, yaw=yaw, sideways=True)
+                x += h + self.gap
+            else:
+                self.add(g, t, x + w / 2, y0 + h / 2)
+                x += w + self.gap
+        return x
+
+
+def _sorted_hand(rng: np.random.Generator, tiles: list[Tile]) -> list[Tile]:
+    if rng.random() < 0.8:
+        return sorted(tiles, key=lambda t: t.index)
+    return [tiles[int(i)] for i in rng.permutation(len(tiles))]
+
+
+def footprint(t: PlacedTile, size: TileSize) -> tuple[float, float, float, float]:
+    """Axis-aligned table footprint ``(x1, y1, x2, y2)`` of a tile (yaw rounded to 90°)."""
+    w = size.width
+    d = size.thickness if t.pose is Pose.STANDING else size.height
+    if round(t.yaw / 90) % 2:
+        w, d = d, w
+    return (t.x - w / 2, t.y - d / 2, t.x + w / 2, t.y + d / 2)
+
+
+def overlapping(layout: Layout, tolerance: float = 1.5) -> bool:
+    """Whether two tiles on the same level would interpenetrate."""
+    boxes = [(footprint(t, layout.size), t.z) for t in layout.tiles]
+    for i, (a, za) in enumerate(boxes):
+        for b, zb in boxes[i + 1 :]:
+            if za != zb:
+                continue
+            if (
+                min(a[2], b[2]) - max(a[0], b[0]) > tolerance
+                and min(a[3], b[3]) - max(a[1], b[1]) > tolerance
+            ):
+                return True
+    return False
+
+
+def random_layout(rng: np.random.Generator, size: TileSize) -> Layout:
+    """A random winning hand laid out on the table, no two tiles interpenetrating."""
+    for _ in range(20):
+        layout = _random_layout(rng, size)
+        if not overlapping(layout):
+            return layout
+    return layout  # pragma: no cover - vanishingly rare; a slight overlap is harmless
+
+
+def _random_layout(rng: np.random.Generator, size: TileSize) -> Layout:
+    plan = random_hand(rng)
+    b = _Builder(rng, size)
+    w, h, th = size.width, size.height, size.thickness
+
+    def group_gap() -> float:
+        return float(rng.uniform(0.25, 1.6)) * w
+
+    # The concealed hand, the winning tile at its end (often set a little apart).
+    concealed = list(plan.concealed)
+    concealed.remove(plan.winning)
+    concealed = _sorted_hand(rng, concealed)
+    standing = rng.random() < 0.2
+    hand = b.group(Role.HAND, row=0)
+    x = 0.0
+    hand_y = 0.0
+    if standing:
+        for t in concealed:
+            b.add(hand, t, x + w / 2, hand_y + th / 2, pose=Pose.STANDING, z=0.0)
+            x += w + b.gap
+    else:
+        x = b.flat_run(hand, concealed, 0.0, hand_y)
+    x += float(rng.choice([0.0, rng.uniform(0.3, 1.0) * w]))
+    if standing:
+        b.add(hand, plan.winning, x + w / 2, hand_y + th / 2, pose=Pose.STANDING, winning=True)
+    else:
+        b.add(hand, plan.winning, x + w / 2, hand_y + h / 2, winning=True)
+    x += w
+    hand_end = x
+
+    # Exposed melds: same row after the hand, or a row of their own nearer the player
+    # (standing hands) or beyond the hand.
+    meld_row_y: float | None = None
+    if plan.melds:
+        where = rng.random()
+        if standing:
+            meld_row_y = -(h + float(rng.uniform(0.3, 1.5)) * w)
+        elif where < 0.6:
+            meld_row_y = None
+        else:
+            meld_row_y = h + float(rng.uniform(0.4, 1.5)) * w
+        mx = hand_end + group_gap() if meld_row_y is None else float(rng.uniform(-1, 3)) * w
+        my = hand_y if meld_row_y is None else meld_row_y
+        row = 0 if meld_row_y is None else 1
+        order = list(plan.melds)
+        if rng.random() < 0.5:
+            order.reverse()
+        for kind, tiles in order:
+            g = b.group(Role.MELD, row=row, meld=kind)
+            mx = b.meld(g, kind, tiles, mx, my) + group_gap() - b.gap
+
+    # Flowers: beside the hand (left end) or on the meld row's end.
+    if plan.flowers:
+        g = b.group(Role.FLOWERS, row=0)
+        if rng.random() < 0.5:
+            fx = -(len(plan.flowers) * (w + b.gap)) - group_gap()
+            b.flat_run(g, plan.flowers, fx, hand_y if not standing else -h - w)
+        else:
+            g.row = 2
+            fy = -(h + w * float(rng.uniform(0.5, 1.5))) if not standing else -2.2 * h - w
+            b.flat_run(g, plan.flowers, float(rng.uniform(0, 4)) * w, fy)
+
+    # Indicator / fishing tiles: set apart above the hand (beyond it, away from the player).
+    extra = plan.indicator or plan.fishing
+    if extra:
+        role = Role.INDICATOR if plan.indicator else Role.FISHING
+        top = max(t.y for t in b.layout.tiles) + h / 2 if b.layout.tiles else 0.0
+        g = b.group(role, row=3)
+        ex = float(rng.uniform(0.0, max(w, hand_end - 4 * w)))
+        b.flat_run(g, extra, ex, top + float(rng.uniform(0.6, 2.0)) * h)
+    return b.layout

@@ -1,0 +1,563 @@
+"""Render a hand layout as a photo: 3-D tile boxes seen by a pinhole camera, with exact labels.
+
+Each tile is a box (face width × face height × thickness) with a textured face, a coloured
+back and two-tone body sides. A camera 20-70° above the table (sometimes nearly overhead)
+looks at the layout from the player's side or elsewhere, rolled, at a distance that makes
+tiles 20-120 px wide. Tiles are painted far to near; an id buffer records which tile owns
+each pixel, so every label is the tight box of the tile's *visible* pixels (face and body, as
+the real set's annotators drew them), and a tile whose face is mostly hidden (under a stacked
+kong tile, off the image, behind an object) is left unlabelled and flagged in the sidecar.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from datasets.synth import effects, surfaces
+from datasets.synth.art import GlyphBank
+from datasets.synth.layout import Layout, PlacedTile, Pose, TileSize, random_layout
+from vision.classes import CLASS_NAMES
+
+Rng = np.random.Generator
+
+#: A tile is labelled when at least this share of its face (or back) is visible.
+MIN_VISIBLE_FACE = 0.45
+#: Aspect ratios (width, height) an image is drawn with; the long side is the image size.
+ASPECTS = ((4, 3), (3, 4), (16, 9), (9, 16), (1, 1))
+
+# Box corners: bottom (z=0) 0-3, top (z=T) 4-7, each (-x,-y) (+x,-y) (+x,+y) (-x,+y).
+_SIGNS = np.array(
+    [
+        [-1, -1, 0],
+        [1, -1, 0],
+        [1, 1, 0],
+        [-1, 1, 0],
+        [-1, -1, 1],
+        [1, -1, 1],
+        [1, 1, 1],
+        [-1, 1, 1],
+    ],
+    np.float32,
+)
+# Faces as (texture, corners tl tr br bl, outward normal); the face's glyph top is +y.
+_FACES = (
+    ("face", (7, 6, 5, 4), (0, 0, 1)),
+    ("back", (2, 3, 0, 1), (0, 0, -1)),
+    ("side_w", (4, 5, 1, 0), (0, -1, 0)),
+    ("side_w", (6, 7, 3, 2), (0, 1, 0)),
+    ("side_h", (7, 4, 0, 3), (-1, 0, 0)),
+    ("side_h", (5, 6, 2, 1), (1, 0, 0)),
+)
+
+
+def _rz(deg: float) -> np.ndarray:
+    c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]], np.float64)
+
+
+_FLIP = np.diag([-1.0, 1.0, -1.0])  # face down: turned over about the tile's long axis
+_STAND = np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])  # upright, face towards -y
+
+
+def tile_pose(t: PlacedTile, size: TileSize) -> tuple[np.ndarray, np.ndarray]:
+    """Rotation and translation taking the tile's local box into table coordinates."""
+    rot = _rz(t.yaw)
+    offset = np.array([t.x, t.y, t.z], np.float64)
+    if t.pose is Pose.STANDING:
+        rot = rot @ _STAND
+        offset += _rz(t.yaw) @ np.array([0, size.thickness / 2, size.height / 2])
+    if t.face_down:
+        rot = rot @ _FLIP
+        offset[2] += size.thickness
+    return rot, offset
+
+
+def tile_corners(t: PlacedTile, size: TileSize) -> np.ndarray:
+    """The 8 corners of a tile's box in table coordinates (mm)."""
+    half = np.array([size.width / 2, size.height / 2, size.thickness])
+    local = _SIGNS * half
+    rot, offset = tile_pose(t, size)
+    return np.asarray(local @ rot.T + offset)
+
+
+def _soft_blur(mask: np.ndarray, sigma: float) -> np.ndarray:
+    """Gaussian blur; wide ones are done at a quarter of the resolution (same look, faster)."""
+    if sigma < 4:
+        return cv2.GaussianBlur(mask, (0, 0), sigma)
+    h, w = mask.shape[:2]
+    small = cv2.resize(mask, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), sigma / 4)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+# -- camera ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Camera:
+    """A pinhole camera: ``P`` maps table points (mm) to pixels."""
+
+    P: np.ndarray  # 3×4
+    centre: np.ndarray
+    elevation: float
+    azimuth: float
+    roll: float
+    fov: float
+    focal: float
+    width: int
+    height: int
+
+    def project(self, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Pixels and depths of table points ``(N, 3)``."""
+        h = np.c_[pts, np.ones(len(pts))] @ self.P.T
+        depth = h[:, 2]
+        return h[:, :2] / np.where(np.abs(depth) < 1e-9, 1e-9, depth)[:, None], depth
+
+
+def look_at(
+    target: np.ndarray,
+    elevation: float,
+    azimuth: float,
+    distance: float,
+    focal: float,
+    roll: float,
+    cx: float,
+    cy: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    el, az = math.radians(elevation), math.radians(azimuth)
+    direction = np.array([math.sin(az) * math.cos(el), -math.cos(az) * math.cos(el), math.sin(el)])
+    centre = target + distance * direction
+    fwd = -direction
+    right = np.cross(fwd, [0.0, 0.0, 1.0])
+    right /= np.linalg.norm(right)
+    down = np.cross(fwd, right)
+    rcam = np.stack([right, down, fwd])
+    c, s = math.cos(math.radians(roll)), math.sin(math.radians(roll))
+    k = np.array([[c * focal, -s * focal, cx], [s * focal, c * focal, cy], [0, 0, 1]])
+    return k @ np.c_[rcam, -rcam @ centre], centre
+
+
+# -- the scene -------------------------------------------------------------------------------
+
+
+@dataclass
+class TileRender:
+    """What became of one placed tile in the image."""
+
+    placed: PlacedTile
+    xyxy: tuple[int, int, int, int] | None  # tight box of visible pixels, None if none
+    visible_face: float  # share of the face (or back) visible
+    labelled: bool
+
+
+@dataclass
+class Scene:
+    image: np.ndarray  # uint8 BGR
+    layout: Layout
+    tiles: list[TileRender]
+    camera: Camera
+    info: dict[str, Any] = field(default_factory=dict)
+    jpeg_quality: int = 90
+
+    @property
+    def labels(self) -> list[tuple[int, tuple[int, int, int, int]]]:
+        """``(class, xyxy)`` of every labelled tile."""
+        return [(r.placed.cls, r.xyxy) for r in self.tiles if r.labelled and r.xyxy]
+
+
+@dataclass
+class RenderOptions:
+    """Switches for tests and ablations; the defaults render a full random scene."""
+
+    clean: bool = False  # no clutter, occluders, glare, lighting, blur or noise
+    elevation: tuple[float, float] | None = None
+    tile_px: tuple[float, float] | None = None
+
+
+class Renderer:
+    """Renders scenes from one glyph bank; cheap to call many times in one process."""
+
+    def __init__(self, bank: GlyphBank) -> None:
+        if not bank:
+            raise ValueError("no glyphs: the art cache is empty")
+        self.bank = bank
+        self.set_names = sorted(bank)
+
+    # -- choices -----------------------------------------------------------------------------
+    def _camera(
+        self, rng: Rng, layout: Layout, width: int, height: int, opts: RenderOptions
+    ) -> tuple[Camera, list[np.ndarray], float]:
+        size = layout.size
+        corners = [tile_corners(t, size) for t in layout.tiles]
+        pts = np.concatenate(corners)
+        lo, hi = pts.min(0), pts.max(0)
+        extent = float(max(hi[0] - lo[0], hi[1] - lo[1], size.height))
+        standing = any(t.pose is Pose.STANDING for t in layout.tiles)
+
+        if opts.elevation:
+            elevation = float(rng.uniform(*opts.elevation))
+        elif standing:
+            elevation = float(rng.uniform(15, 55))
+        else:
+            elevation = float(rng.uniform(20, 70) if rng.random() < 0.85 else rng.uniform(70, 88))
+        r = rng.random()
+        if standing:
+            azimuth = float(rng.uniform(-35, 35))
+        elif r < 0.6:
+            azimuth = float(rng.normal(0, 20))
+        elif r < 0.85:
+            azimuth = float(rng.uniform(-90, 90))
+        else:
+            azimuth = float(rng.uniform(-180, 180))
+        r = rng.random()
+        roll = float(
+            rng.normal(0, 6)
+            if r < 0.6
+            else rng.uniform(-45, 45)
+            if r < 0.85
+            else rng.uniform(-180, 180)
+        )
+        if opts.clean:
+            azimuth, roll = float(rng.uniform(-10, 10)), float(rng.uniform(-5, 5))
+        fov = float(rng.uniform(55, 80))
+        focal = math.hypot(width, height) / 2 / math.tan(math.radians(fov) / 2)
+
+        target = (lo + hi) / 2
+        target[2] = 0
+        target[:2] += rng.normal(0, 0.08 * extent, 2)
+        # Measure the layout at a reference distance to know which tile size fits it all.
+        ref_px = 40.0
+        ref_distance = focal * size.width / ref_px
+        p_ref, _ = look_at(target, elevation, azimuth, ref_distance, focal, roll, 0, 0)
+        uv, depth = Camera(
+            p_ref, target, elevation, azimuth, roll, fov, focal, width, height
+        ).project(pts)
+        uv = uv[depth > 0.05 * ref_distance]
+        span = np.ptp(uv, axis=0) if len(uv) else np.array([1.0, 1.0])
+        fit_px = ref_px * 0.92 * min(width / max(span[0], 1), height / max(span[1], 1))
+        if opts.tile_px:
+            tile_px = float(rng.uniform(*opts.tile_px))
+        elif rng.random() < 0.6:  # the whole layout in the picture, filling much of it
+            tile_px = float(np.clip(rng.uniform(0.55, 1.05) * fit_px, 14, 120))
+        else:  # closer: part of the layout may fall outside the picture
+            tile_px = float(math.exp(rng.uniform(math.log(20), math.log(120))))
+        distance = ref_distance * ref_px / tile_px
+
+        p0, _ = look_at(target, elevation, azimuth, distance, focal, roll, 0, 0)
+        cam0 = Camera(p0, target, elevation, azimuth, roll, fov, focal, width, height)
+        uv, depth = cam0.project(pts)
+        uv = uv[depth > 0.05 * distance]
+        (bx1, by1), (bx2, by2) = uv.min(0), uv.max(0)
+        cx = self._place(rng, bx1, bx2, width)
+        cy = self._place(rng, by1, by2, height)
+        p, centre = look_at(target, elevation, azimuth, distance, focal, roll, cx, cy)
+        cam = Camera(p, centre, elevation, azimuth, roll, fov, focal, width, height)
+        return cam, corners, tile_px
+
+    @staticmethod
+    def _place(rng: Rng, lo: float, hi: float, span: int) -> float:
+        """Principal point offset putting the projected extent [lo, hi] into [0, span]."""
+        margin = 0.02 * span
+        a, b = margin - lo, span - margin - hi
+        return float(rng.uniform(min(a, b), max(a, b)))
+
+    def _glyph(self, rng: Rng, set_name: str, cls: int, fallback: list[str]) -> np.ndarray:
+        for name in (set_name, *fallback):
+            variants = self.bank.get(name, {}).get(cls)
+            if variants:
+                if len(variants) > 1 and rng.random() < 0.3:
+                    return variants[int(rng.integers(1, len(variants)))]
+                return variants[0]
+        raise ValueError(f"no glyph for class {CLASS_NAMES[cls]} in any art set")
+
+    # -- drawing -----------------------------------------------------------------------------
+    def _table(self, rng: Rng, cam: Camera, layout: Layout, clean: bool) -> np.ndarray:
+        """The table (in perspective) and, beyond its edge, the room."""
+        w, h = cam.width, cam.height
+        pts = np.concatenate([tile_corners(t, layout.size) for t in layout.tiles])
+        lo, hi = pts.min(0)[:2], pts.max(0)[:2]
+        half = float(rng.uniform(350, 750))
+        centre = (lo + hi) / 2 + rng.normal(0, 100, 2)
+        x0, y0 = centre - half
+        res = int(min(640, max(256, 2 * half * 0.9)))
+        s = res / (2 * half)  # texture px per mm
+        tex = surfaces.table_texture(rng, res, res)
+        if not clean and rng.random() < 0.6:
+            keep = ((lo[0] - x0) * s, (lo[1] - y0) * s, (hi[0] - x0) * s, (hi[1] - y0) * s)
+            surfaces.flat_clutter(rng, tex, s, keep, int(rng.integers(1, 6)))
+        a = np.array([[1 / s, 0, x0], [0, 1 / s, y0], [0, 0, 1]])
+        hom = cam.P[:, [0, 1, 3]] @ a
+        inside = cv2.warpPerspective(
+            np.ones((res, res), np.float32),
+            hom,
+            (w, h),
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=0,
+        )
+        table = cv2.warpPerspective(
+            tex, hom, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
+        # Pixels whose ray does not meet the table in front of the camera see the room.
+        inv = np.linalg.inv(hom)
+        xs, ys = np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64)
+        wgt = inv[2, 0] * xs[None, :] + inv[2, 1] * ys[:, None] + inv[2, 2]
+        front = wgt > 0  # inverse homography weight = 1/depth: positive in front
+        inside = np.where(front, inside, 0)[..., None]
+        back = surfaces.room(rng, h, w)
+        return table * inside + back * (1 - inside)
+
+    def _shadows(
+        self,
+        rng: Rng,
+        img: np.ndarray,
+        cam: Camera,
+        corners: list[np.ndarray],
+        light: np.ndarray,
+        tile_px: float,
+    ) -> np.ndarray:
+        h, w = img.shape[:2]
+        mask = np.zeros((h, w), np.float32)
+        contact = np.zeros((h, w), np.float32)
+        for c in corners:
+            on_table = c - (c[:, 2:3] / max(light[2], 0.15)) * light[None, :]
+            uv, depth = cam.project(np.concatenate([c[c[:, 2] < 0.5], on_table]))
+            if (depth <= 0).any():
+                continue
+            hull = cv2.convexHull(uv.astype(np.float32)).reshape(-1, 2)
+            cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
+            foot, _ = cam.project(c[c[:, 2] < 0.5]) if (c[:, 2] < 0.5).sum() >= 3 else (None, None)
+            if foot is not None:
+                hull = cv2.convexHull(foot.astype(np.float32)).reshape(-1, 2)
+                cv2.fillConvexPoly(
+                    contact, np.round(hull * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4
+                )
+        soft = max(0.5, float(rng.uniform(0.05, 0.35)) * tile_px)
+        mask = _soft_blur(mask, soft)
+        touch = cv2.GaussianBlur(contact, (0, 0), max(0.5, 0.06 * tile_px))
+        strength = float(rng.uniform(0.25, 0.6))
+        shade = 1 - strength * np.clip(mask, 0, 1) - 0.25 * np.clip(touch, 0, 1)
+        return np.asarray(img * np.clip(shade, 0.2, 1)[..., None], np.float32)
+
+    def render(
+        self,
+        rng: Rng,
+        size: int = 640,
+        *,
+        layout: Layout | None = None,
+        aspect: tuple[int, int] | None = None,
+        options: RenderOptions | None = None,
+    ) -> Scene:
+        opts = options or RenderOptions()
+        aw, ah = aspect or ASPECTS[int(rng.integers(len(ASPECTS)))]
+        width, height = (size, round(size * ah / aw)) if aw >= ah else (round(size * aw / ah), size)
+
+        tw_mm = float(rng.uniform(24, 32))
+        tsize = TileSize(
+            tw_mm, tw_mm * float(rng.uniform(1.25, 1.45)), tw_mm * float(rng.uniform(0.5, 0.85))
+        )
+        if layout is None:
+            layout = random_layout(rng, tsize)
+        tsize = layout.size
+        look = surfaces.random_look(rng)
+        set_name = str(rng.choice(self.set_names))
+        fallback = [str(s) for s in rng.permutation(self.set_names) if s != set_name]
+        mixed = not opts.clean and rng.random() < 0.08  # a mixed-up set, tile by tile
+
+        for _attempt in range(10):  # a close-up may miss the tiles: aim again
+            cam, corners, tile_px = self._camera(rng, layout, width, height, opts)
+            centres, depth = cam.project(np.array([c.mean(0) for c in corners]))
+            seen = (
+                (depth > 0)
+                & (centres[:, 0] > 0)
+                & (centres[:, 0] < width)
+                & (centres[:, 1] > 0)
+                & (centres[:, 1] < height)
+            ).sum()
+            if seen >= min(3, len(corners)):
+                break
+
+        # Light: direction towards the lamp, ambient share; faces are shaded relative to
+        # the top face so that the face colour stays what the style chose.
+        le, la = math.radians(rng.uniform(35, 85)), rng.uniform(0, 2 * math.pi)
+        light = np.array([math.cos(le) * math.cos(la), math.cos(le) * math.sin(la), math.sin(le)])
+        ambient = float(rng.uniform(0.35, 0.7))
+        top_lit = ambient + (1 - ambient) * light[2]
+
+        # Texture resolution from the largest projected tile.
+        biggest = 8.0
+        for c in corners:
+            uv, depth = cam.project(c)
+            if (depth > 0).all():
+                biggest = max(biggest, float(np.ptp(uv[:, 0])), float(np.ptp(uv[:, 1])))
+        tex_w = int(np.clip(biggest * 1.2, 24, 220))
+        tex_h = max(8, round(tex_w * tsize.height / tsize.width))
+        tex_t = max(3, round(tex_w * tsize.thickness / tsize.width))
+        face_noise = (
+            1
+            + 0.02 * surfaces.smooth_noise(rng, tex_h, tex_w, tex_w / 3)
+            + 0.01 * rng.standard_normal((tex_h, tex_w)).astype(np.float32)
+        )
+        textures: dict[Any, np.ndarray] = {
+            "back": surfaces.back_texture(rng, look, tex_w, tex_h),
+            "side_w": surfaces.side_texture(look, tex_w, tex_t),
+            "side_h": surfaces.side_texture(look, tex_h, tex_t),
+        }
+
+        img = self._table(rng, cam, layout, opts.clean).astype(np.float32)
+        img = self._shadows(rng, img, cam, corners, light, biggest)
+
+        h, w = height, width
+        idmap = np.zeros((h, w), np.int32)
+        facemap = np.zeros((h, w), np.int32)
+        face_area = np.zeros(len(layout.tiles) + 1)
+        glossy = np.zeros((h, w), np.float32)
+
+        order = sorted(
+            range(len(layout.tiles)),
+            key=lambda i: -float(np.linalg.norm(corners[i].mean(0) - cam.centre)),
+        )
+        for i in order:
+            t = layout.tiles[i]
+            uv, depth = cam.project(corners[i])
+            if (depth <= 0.05 * np.linalg.norm(cam.centre - corners[i].mean(0))).any():
+                continue
+            rot, _ = tile_pose(t, tsize)
+            x1, y1 = np.floor(uv.min(0)).astype(int)
+            x2, y2 = np.ceil(uv.max(0)).astype(int) + 1
+            rx1, ry1, rx2, ry2 = max(0, x1), max(0, y1), min(w, x2), min(h, y2)
+            if rx1 >= rx2 or ry1 >= ry2:
+                continue
+            sil = np.zeros((ry2 - ry1, rx2 - rx1), np.uint8)
+            fmask = np.zeros_like(sil)
+            key = ("face", t.tile, i if mixed else None)
+            label_face = "back" if t.face_down else "face"
+            for tex_name, idx, normal in _FACES:
+                n_world = rot @ np.array(normal, np.float64)
+                face_centre = corners[i][list(idx)].mean(0)
+                if float(n_world @ (cam.centre - face_centre)) <= 0:
+                    continue
+                dst = uv[list(idx)].astype(np.float32)
+                if tex_name == "face":
+                    if key not in textures:
+                        glyph = self._glyph(
+                            rng,
+                            str(rng.choice(self.set_names)) if mixed else set_name,
+                            int(t.tile.index),
+                            fallback,
+                        )
+                        textures[key] = surfaces.face_texture(
+                            rng, glyph, look, tex_w, tex_h, face_noise
+                        )
+                    tex = textures[key]
+                else:
+                    tex = textures[tex_name]
+                shade = (ambient + (1 - ambient) * max(0.0, float(n_world @ light))) / top_lit
+                self._paint(img, tex, dst, (rx1, ry1, rx2, ry2), float(np.clip(shade, 0.3, 1.15)))
+                poly = np.round((dst - [rx1, ry1]) * 16).astype(np.int32)
+                cv2.fillConvexPoly(sil, poly, 1, cv2.LINE_8, 4)
+                if tex_name == label_face:
+                    cv2.fillConvexPoly(fmask, poly, 1, cv2.LINE_8, 4)
+                    face_area[i + 1] = abs(float(cv2.contourArea(dst)))
+            region = (slice(ry1, ry2), slice(rx1, rx2))
+            on = sil > 0
+            idmap[region][on] = i + 1
+            facemap[region][on] = 0
+            facemap[region][fmask > 0] = i + 1
+            glossy[region][on] = 0
+            glossy[region][fmask > 0] = 0 if t.face_down else 1
+
+        if not opts.clean and rng.random() < 0.12:
+            self._occluder(rng, img, idmap, facemap)
+
+        if not opts.clean:
+            img = effects.photometric(rng, img, cv2.GaussianBlur(glossy, (0, 0), 1.0))
+        image = np.clip(img, 0, 255).astype(np.uint8)
+
+        renders = self._labels(layout, idmap, facemap, face_area)
+        info = {
+            "art_set": "mixed" if mixed else set_name,
+            "back_colour": look.back_name,
+            "tile_mm": [round(tsize.width, 1), round(tsize.height, 1), round(tsize.thickness, 1)],
+            "tile_px": round(tile_px, 1),
+            "largest_tile_px": round(biggest, 1),
+        }
+        quality = 95 if opts.clean else int(rng.integers(35, 96))
+        return Scene(image, layout, renders, cam, info, quality)
+
+    @staticmethod
+    def _paint(
+        img: np.ndarray,
+        tex: np.ndarray,
+        dst: np.ndarray,
+        roi: tuple[int, int, int, int],
+        shade: float,
+    ) -> None:
+        rx1, ry1, rx2, ry2 = roi
+        th, tw = tex.shape[:2]
+        src = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float32)
+        m = cv2.getPerspectiveTransform(src, dst - np.array([rx1, ry1], np.float32))
+        warped = cv2.warpPerspective(
+            tex,
+            m,
+            (rx2 - rx1, ry2 - ry1),
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=(0, 0, 0, 0),
+        )
+        a = warped[:, :, 3:4] / 255.0
+        region = img[ry1:ry2, rx1:rx2]
+        region[:] = region * (1 - a) + warped[:, :, :3] * shade * a
+
+    @staticmethod
+    def _occluder(rng: Rng, img: np.ndarray, idmap: np.ndarray, facemap: np.ndarray) -> None:
+        """Something in front of the tiles: a pen, a finger, a cup's rim."""
+        h, w = idmap.shape
+        mask = np.zeros((h, w), np.uint8)
+        p1 = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+        ang = rng.uniform(0, 2 * np.pi)
+        length = rng.uniform(0.2, 0.6) * max(w, h)
+        p2 = (int(p1[0] + np.cos(ang) * length), int(p1[1] + np.sin(ang) * length))
+        cv2.line(mask, p1, p2, 1, int(rng.uniform(0.01, 0.05) * max(w, h)), cv2.LINE_8)
+        colour = rng.uniform(20, 240, 3).astype(np.float32)
+        on = mask > 0
+        img[on] = colour * (0.8 + 0.2 * rng.random())
+        idmap[on] = 0
+        facemap[on] = 0
+
+    @staticmethod
+    def _labels(
+        layout: Layout, idmap: np.ndarray, facemap: np.ndarray, face_area: np.ndarray
+    ) -> list[TileRender]:
+        n = len(layout.tiles) + 1
+        visible_face = np.bincount(facemap.ravel(), minlength=n).astype(np.float64)
+        renders = []
+        ys, xs = np.nonzero(idmap)
+        ids = idmap[ys, xs]
+        order = np.argsort(ids, kind="stable")
+        ids, ys, xs = ids[order], ys[order], xs[order]
+        bounds = np.searchsorted(ids, np.arange(n + 1))
+        for i, t in enumerate(layout.tiles):
+            lo, hi = bounds[i + 1], bounds[i + 2]
+            if hi <= lo:
+                renders.append(TileRender(t, None, 0.0, False))
+                continue
+            box = (
+                int(xs[lo:hi].min()),
+                int(ys[lo:hi].min()),
+                int(xs[lo:hi].max()) + 1,
+                int(ys[lo:hi].max()) + 1,
+            )
+            share = (
+                float(min(1.0, visible_face[i + 1] / face_area[i + 1]))
+                if face_area[i + 1] > 0
+                else 0.0
+            )
+            ok = share >= MIN_VISIBLE_FACE and box[2] - box[0] >= 3 and box[3] - box[1] >= 3
+            renders.append(TileRender(t, box, round(share, 3), ok))
+        return renders
