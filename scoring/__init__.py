@@ -11,7 +11,7 @@ Pure standard library, no I/O. The entry point for a JSON request is :func:`scor
 See docs/core-api.md for how a city plugs in and docs/schema.md for the request.
 """
 
-from scoring.city import City, NoOptions, NoTable, Request, TileSet
+from scoring.city import City, DrawRequest, NoOptions, NoTable, Request, SeatHand, TileSet
 from scoring.decompose import (
     Decomposition,
     Group,
@@ -43,6 +43,7 @@ __all__ = [
     "Between",
     "City",
     "Decomposition",
+    "DrawRequest",
     "Group",
     "GroupKind",
     "Hand",
@@ -58,6 +59,7 @@ __all__ = [
     "Result",
     "ScoringInputError",
     "Seat",
+    "SeatHand",
     "Settlement",
     "Shape",
     "ShapeRules",

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from scoring.decompose import Decomposition, ShapeRules, decompose
 from scoring.fields import describe_fields
-from scoring.hand import Hand, WinContext
+from scoring.hand import Hand, Meld, WinContext
 from scoring.settlement import Result
 from scoring.tiles import KINDS, Tile
 
@@ -66,6 +66,41 @@ class Request(Generic[O, T]):
     options: O
 
 
+@dataclass(frozen=True)
+class SeatHand:
+    """One seat's tiles when a hand ends without a winner: ``concealed`` (sorted; 13, three
+    fewer per meld) and the ``melds`` on the table."""
+
+    seat: int
+    concealed: tuple[Tile, ...]
+    melds: tuple[Meld, ...]
+
+    def concealed_counts(self) -> list[int]:
+        """The concealed tiles as a 34-vector of counts (index = ``Tile.index``)."""
+        counts = [0] * KINDS
+        for tile in self.concealed:
+            counts[tile.index] += 1
+        return counts
+
+    @property
+    def meld_tiles(self) -> tuple[Tile, ...]:
+        return tuple(t for m in self.melds for t in m.tiles)
+
+    @property
+    def all_tiles(self) -> tuple[Tile, ...]:
+        return self.concealed + self.meld_tiles
+
+
+@dataclass(frozen=True)
+class DrawRequest(Generic[O]):
+    """A checked request of kind ``draw`` (the wall ran out, nobody won): all four hands by
+    seat, and the city's options. Only cities with ``scores_draws`` take it."""
+
+    city: str
+    hands: tuple[SeatHand, ...]
+    options: O
+
+
 class City(ABC, Generic[O, T]):
     """One city's rules. Subclass, set the class attributes, implement :meth:`score`, and
     expose an instance as ``CITY`` in ``scoring/<name>.py`` (see ``scoring.registry``)."""
@@ -84,6 +119,14 @@ class City(ABC, Generic[O, T]):
     #: the frozen dataclasses the request's ``options`` and table fields are parsed into
     options_type: type[O]
     table_type: type[T]
+    #: whether the city settles a drawn hand (a request of kind ``draw``, see score_draw)
+    scores_draws: ClassVar[bool] = False
+
+    def flowers_in_hand(self, table: T, options: O) -> bool:
+        """Whether flowers may sit among the concealed tiles, as part of ``hand`` (Ningbo:
+        after a flipped flower the other seven are wild tiles kept in the hand). Default no:
+        flowers are listed apart, under ``flowers``."""
+        return False
 
     def chows_allowed(self, options: O) -> bool:
         """Whether exposed chows are legal under these options (override when an option
@@ -96,6 +139,10 @@ class City(ABC, Generic[O, T]):
     @abstractmethod
     def score(self, request: Request[O, T]) -> Result:
         """Score a checked request: a valid result with items, or ``Result.invalid``."""
+
+    def score_draw(self, request: DrawRequest[O]) -> Result:
+        """Settle a drawn hand (request kind ``draw``); override with ``scores_draws``."""
+        raise NotImplementedError(f"{self.name} does not settle drawn hands")
 
     # -- helpers for subclasses ----------------------------------------------------------
     def decompositions(
@@ -120,6 +167,7 @@ class City(ABC, Generic[O, T]):
             "tiles": int(self.tile_set.value),
             "exposed_chows": self.exposed_chows,
             "honor_sequences": self.honor_sequences,
+            "draws": self.scores_draws,
             "options": describe_fields(self.options_type),
             "fields": describe_fields(self.table_type),
         }

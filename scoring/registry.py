@@ -21,7 +21,7 @@ from typing import Any
 
 from scoring.city import City
 from scoring.fields import ScoringInputError
-from scoring.request import parse_request
+from scoring.request import parse_draw_request, parse_request, request_kind
 from scoring.settlement import Result
 
 #: The city modules under ``scoring/``, in the order ``GET /v1/cities`` lists them.
@@ -92,11 +92,14 @@ def score(data: Mapping[str, Any] | Any) -> Result:
     """Score one JSON request (already parsed from JSON).
 
     Raises ScoringInputError (a ValueError) for malformed input; a legal hand that does
-    not win is a Result with ``valid`` False and a reason code.
+    not win is a Result with ``valid`` False and a reason code. A request of ``kind``
+    ``draw`` (all four hands, no winner) goes to the city's ``score_draw``.
     """
     if not isinstance(data, Mapping):
         raise ScoringInputError("request", f"expected a JSON object, got {type(data).__name__}")
     if "city" not in data:
         raise ScoringInputError("city", f"required; known: {', '.join(city_names()) or 'none yet'}")
     city = get_city(data["city"])
+    if request_kind(data) == "draw":
+        return city.score_draw(parse_draw_request(data, city))
     return city.score(parse_request(data, city))

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from scoring.city import City, Request
+from scoring.city import City, DrawRequest, Request, SeatHand
 from scoring.decompose import Decomposition
 from scoring.fields import (
     ScoringInputError,
@@ -51,8 +51,27 @@ COMMON_FIELDS = (
     "last_tile",
     "first_turn",
     "options",
+    "kind",
 )
 _MELD_FIELDS = ("kind", "tiles", "from")
+#: ``kind``: a won hand (the default) or a drawn one (all four hands, see parse_draw_request).
+REQUEST_KINDS = ("win", "draw")
+#: The fields of a request of kind ``draw``.
+DRAW_FIELDS = ("city", "kind", "hands", "options")
+_SEAT_HAND_FIELDS = ("hand", "melds")
+
+
+def request_kind(data: Mapping[str, Any]) -> str:
+    """The request's ``kind``: ``win`` unless it says ``draw``.
+
+    >>> request_kind({}), request_kind({"kind": "draw"})
+    ('win', 'draw')
+    """
+    kind = data.get("kind", "win")
+    if kind not in REQUEST_KINDS:
+        shown = f"'{kind}'" if isinstance(kind, str) else repr(kind)
+        raise ScoringInputError("kind", f"{shown} is not one of: {', '.join(REQUEST_KINDS)}")
+    return str(kind)
 
 
 def parse_request(data: object, city: City[Any, Any]) -> Request[Any, Any]:
@@ -62,6 +81,8 @@ def parse_request(data: object, city: City[Any, Any]) -> Request[Any, Any]:
     """
     if not isinstance(data, Mapping):
         raise ScoringInputError("request", f"expected a JSON object, got {type(data).__name__}")
+    if request_kind(data) != "win":
+        raise ScoringInputError("kind", "a draw request is read by parse_draw_request")
     table_names = [f.name for f in dataclasses.fields(city.table_type)]
     for key in data:
         if key not in COMMON_FIELDS and key not in table_names:
@@ -72,7 +93,7 @@ def parse_request(data: object, city: City[Any, Any]) -> Request[Any, Any]:
     table_data = {k: data[k] for k in table_names if k in data}
     table = parse_dataclass(city.table_type, table_data, "")
 
-    concealed = _concealed(data)
+    concealed = _concealed(data, city.flowers_in_hand(table, options))
     winner = _seat(data, "winner", required=True)
     assert winner is not None
     melds = _melds(data.get("melds", []), city, options, winner)
@@ -89,12 +110,89 @@ def parse_request(data: object, city: City[Any, Any]) -> Request[Any, Any]:
     return request
 
 
-def _concealed(data: Mapping[str, Any]) -> tuple[Tile, ...]:
+def parse_draw_request(data: object, city: City[Any, Any]) -> DrawRequest[Any]:
+    """Check a request of kind ``draw`` — ``hands``: four objects by seat, each with the
+    concealed ``hand`` (13 tiles, 3 fewer per meld) and its ``melds`` — and build it.
+
+    The same checks as a win: notation, the city's tiles, meld shapes, at most four copies
+    of a kind over the four hands.
+    """
+    if not isinstance(data, Mapping):
+        raise ScoringInputError("request", f"expected a JSON object, got {type(data).__name__}")
+    for key in data:
+        if key not in DRAW_FIELDS:
+            raise ScoringInputError(
+                str(key), f"not part of a draw request; known: {', '.join(DRAW_FIELDS)}"
+            )
+    if not city.scores_draws:
+        raise ScoringInputError("kind", f"{city.name} does not settle a drawn hand ('draw')")
+    options = parse_dataclass(city.options_type, data.get("options", {}), "options")
+    raw = data.get("hands")
+    if not isinstance(raw, list) or len(raw) != 4:
+        got = f"{len(raw)}" if isinstance(raw, list) else f"{type(raw).__name__} {raw!r:.40}"
+        raise ScoringInputError(
+            "hands", f"expected a list of 4 hands by seat (0 is the dealer), got {got}"
+        )
+    hands = tuple(_seat_hand(item, seat, city, options) for seat, item in enumerate(raw))
+    _check_draw_tiles(hands, city)
+    return DrawRequest(city.name, hands, options)
+
+
+def _seat_hand(item: object, seat: int, city: City[Any, Any], options: Any) -> SeatHand:
+    path = f"hands[{seat}]"
+    if not isinstance(item, Mapping):
+        raise ScoringInputError(path, f"expected an object with hand, melds; got {item!r}")
+    for key in item:
+        if key not in _SEAT_HAND_FIELDS:
+            raise ScoringInputError(f"{path}.{key}", "unknown field; known: hand, melds")
+    if "hand" not in item:
+        raise ScoringInputError(f"{path}.hand", "required (the seat's concealed tiles)")
+    try:
+        concealed = _concealed(item)
+        melds = _melds(item.get("melds", []), city, options, seat)
+    except ScoringInputError as exc:
+        raise ScoringInputError(f"{path}.{exc.path}", exc.message) from None
+    expected = 13 - 3 * len(melds)
+    if len(concealed) != expected:
+        raise ScoringInputError(
+            f"{path}.hand",
+            f"'{format_tiles(concealed)}' is {len(concealed)} tiles beside {len(melds)} melds; "
+            f"a hand between turns holds {expected} (13, 3 fewer per meld, a kong counting as 3)",
+        )
+    return SeatHand(seat, tuple(sorted(concealed)), melds)
+
+
+def _check_draw_tiles(hands: tuple[SeatHand, ...], city: City[Any, Any]) -> None:
+    seen: Counter[Tile] = Counter()
+    for h in hands:
+        for where, tiles in (
+            (f"hands[{h.seat}].hand", h.concealed),
+            (f"hands[{h.seat}].melds", h.meld_tiles),
+        ):
+            for tile in tiles:
+                if not city.tile_set.uses(tile):
+                    raise ScoringInputError(
+                        where,
+                        f"'{tile}' is not used in {city.name} ({city.tile_set.value} tiles: "
+                        f"{_TILE_SET_TEXT[city.tile_set.value]})",
+                    )
+        seen.update(h.all_tiles)
+    for tile, n in seen.items():
+        if n > 4:
+            where_text = ", ".join(
+                f"seat {h.seat} {c}" for h in hands if (c := h.all_tiles.count(tile))
+            )
+            raise ScoringInputError(
+                "hands", f"{n} copies of {tile} ({where_text}); a set has only 4"
+            )
+
+
+def _concealed(data: Mapping[str, Any], flowers_allowed: bool = False) -> tuple[Tile, ...]:
     if "hand" not in data:
         raise ScoringInputError("hand", "required (the concealed tiles, winning tile included)")
     tiles = parse_tile_list(data["hand"], "hand")
     for tile in tiles:
-        if tile.is_flower:
+        if tile.is_flower and not flowers_allowed:
             raise ScoringInputError(
                 "hand", f"'{tile}' is a flower; list flowers under 'flowers', not in the hand"
             )
