@@ -25,6 +25,7 @@ from datasets.synth.art import (
     build_cache,
     load_glyphs,
 )
+from datasets.synth.render import RENDER_VERSION
 from datasets.yolo import split_dirs, write_dataset_files
 from vision.classes import CLASS_NAMES, CLASSES_VERSION
 
@@ -241,6 +242,7 @@ def generate(
             "val_fraction": val_fraction,
             "faces_cache": f"v{CACHE_VERSION}",
             "classes_version": CLASSES_VERSION,
+            "render_version": RENDER_VERSION,
             "images_per_second": round(done / seconds, 2),
             "workers": workers,
         }

@@ -31,6 +31,8 @@ class Role(StrEnum):
     FLOWERS = "flowers"
     INDICATOR = "indicator"
     FISHING = "fishing"
+    DISCARD = "discard"  # other tiles lying face up on the table (discards, a scattered pile)
+    WALL = "wall"  # a row of face-down tiles, often two high
 
 
 class MeldKind(StrEnum):
@@ -176,7 +178,9 @@ def random_hand(rng: np.random.Generator) -> HandPlan:
     indicator = [free[int(rng.integers(len(free)))]] if extra < 0.3 else []
     fishing = []
     if 0.3 <= extra < 0.5:
-        fishing = [free[int(i)] for i in rng.choice(len(free), size=int(rng.integers(1, 4)))]
+        fishing = [
+            free[int(i)] for i in rng.choice(len(free), size=int(rng.integers(1, 4)), replace=False)
+        ]
     return HandPlan(concealed, melds, winning, flowers, indicator, fishing)
 
 
@@ -194,8 +198,10 @@ class _Builder:
         self.layout.groups.append(g)
         return g
 
-    def add(self, g: Group, tile: Tile, x: float, y: float, **kw: object) -> PlacedTile:
-        j = self.jitter
+    def add(
+        self, g: Group, tile: Tile, x: float, y: float, *, exact: bool = False, **kw: object
+    ) -> PlacedTile:
+        j = 0.0 if exact else self.jitter  # exact: the caller already placed it with care
         p = PlacedTile(
             tile,
             x + float(self.rng.normal(0, j)),
@@ -258,12 +264,73 @@ def _sorted_hand(rng: np.random.Generator, tiles: list[Tile]) -> list[Tile]:
 
 
 def footprint(t: PlacedTile, size: TileSize) -> tuple[float, float, float, float]:
-    """Axis-aligned table footprint ``(x1, y1, x2, y2)`` of a tile (yaw rounded to 90°)."""
+    """Axis-aligned box ``(x1, y1, x2, y2)`` around a tile's footprint on the table."""
     w = size.width
     d = size.thickness if t.pose is Pose.STANDING else size.height
-    if round(t.yaw / 90) % 2:
-        w, d = d, w
-    return (t.x - w / 2, t.y - d / 2, t.x + w / 2, t.y + d / 2)
+    c, s = abs(np.cos(np.radians(t.yaw))), abs(np.sin(np.radians(t.yaw)))
+    hx, hy = (c * w + s * d) / 2, (s * w + c * d) / 2
+    return (t.x - hx, t.y - hy, t.x + hx, t.y + hy)
+
+
+def _free_spot(
+    box: tuple[float, float, float, float], taken: list[tuple[float, ...]], margin: float = 1.0
+) -> bool:
+    return all(
+        min(box[2], o[2]) - max(box[0], o[0]) <= -margin
+        or min(box[3], o[3]) - max(box[1], o[1]) <= -margin
+        for o in taken
+    )
+
+
+def _add_table_tiles(rng: np.random.Generator, b: _Builder) -> None:
+    """Discards (neat rows or a scattered pile) and a wall of face-down tiles, sometimes."""
+    size, layout = b.size, b.layout
+    w, h, th = size.width, size.height, size.thickness
+    used = Counter(t.tile for t in layout.tiles)
+    taken: list[tuple[float, ...]] = [footprint(t, size) for t in layout.tiles]
+
+    def draw() -> Tile:
+        free = [t for t in SUITED + HONORS if used[t] < 4]
+        tile = free[int(rng.integers(len(free)))]
+        used[tile] += 1
+        return tile
+
+    x_lo = min(o[0] for o in taken)
+    x_hi = max(o[2] for o in taken)
+    y_hi = max(o[3] for o in taken)
+    y_lo = min(o[1] for o in taken)
+    if rng.random() < 0.25:
+        g = b.group(Role.DISCARD, row=4)
+        n = int(rng.integers(4, 21))
+        neat = rng.random() < 0.5
+        base_y = (y_hi if rng.random() < 0.75 else y_lo - 4 * h) + float(rng.uniform(0.5, 2)) * h
+        for k in range(n):
+            for _try in range(30):
+                if neat:  # discard rows of six, a little untidy
+                    x = x_lo + (k % 6) * (w + 0.8) + w / 2 + float(rng.normal(0, 0.8))
+                    y = base_y + (k // 6) * (h + 0.8) + h / 2 + float(rng.normal(0, 0.8))
+                    yaw = float(rng.normal(0, 3))
+                else:
+                    x = float(rng.uniform(x_lo - 2 * w, x_hi + 2 * w))
+                    y = base_y + float(rng.uniform(0, 4 * h))
+                    yaw = float(rng.uniform(-180, 180))
+                probe = PlacedTile(Tile.parse("1m"), x, y, yaw=yaw)
+                box = footprint(probe, size)
+                if _free_spot(box, taken):
+                    taken.append(box)
+                    b.add(g, draw(), x, y, yaw=yaw, exact=True)
+                    break
+    if rng.random() < 0.2:
+        g = b.group(Role.WALL, row=5)
+        n = int(rng.integers(5, 18))
+        two_high = rng.random() < 0.7
+        y = max(o[3] for o in taken) + float(rng.uniform(0.5, 3)) * h + h / 2
+        x0 = x_lo + float(rng.uniform(-3, 3)) * w
+        for k in range(n):
+            x = x0 + k * (w + 1.0 + 3 * b.jitter) + w / 2
+            b.add(g, draw(), x, y, face_down=True)
+            if two_high:
+                b.add(g, draw(), x, y, face_down=True, stacked=True, z=th)
 
 
 def overlapping(layout: Layout, tolerance: float = 1.5) -> bool:
@@ -284,13 +351,14 @@ def overlapping(layout: Layout, tolerance: float = 1.5) -> bool:
 def random_layout(rng: np.random.Generator, size: TileSize) -> Layout:
     """A random winning hand laid out on the table, no two tiles interpenetrating."""
     for _ in range(20):
-        layout = _random_layout(rng, size)
-        if not overlapping(layout):
-            return layout
-    return layout  # pragma: no cover - vanishingly rare; a slight overlap is harmless
+        b = _random_layout(rng, size)
+        if not overlapping(b.layout):
+            break
+    _add_table_tiles(rng, b)
+    return b.layout
 
 
-def _random_layout(rng: np.random.Generator, size: TileSize) -> Layout:
+def _random_layout(rng: np.random.Generator, size: TileSize) -> _Builder:
     plan = random_hand(rng)
     b = _Builder(rng, size)
     w, h, th = size.width, size.height, size.thickness
@@ -360,4 +428,4 @@ def _random_layout(rng: np.random.Generator, size: TileSize) -> Layout:
         g = b.group(role, row=3)
         ex = float(rng.uniform(0.0, max(w, hand_end - 4 * w)))
         b.flat_run(g, extra, ex, top + float(rng.uniform(0.6, 2.0)) * h)
-    return b.layout
+    return b

@@ -25,6 +25,9 @@ from vision.classes import CLASS_NAMES
 
 Rng = np.random.Generator
 
+#: Bump when the rendering changes what a seed produces (recorded in each dataset's synth.json).
+#: 1: first release (synth-v1); 2: discards and walls, ink palette swaps, more overhead views.
+RENDER_VERSION = 2
 #: A tile is labelled when at least this share of its face (or back) is visible.
 MIN_VISIBLE_FACE = 0.45
 #: Aspect ratios (width, height) an image is drawn with; the long side is the image size.
@@ -204,7 +207,14 @@ class Renderer:
         elif standing:
             elevation = float(rng.uniform(15, 55))
         else:
-            elevation = float(rng.uniform(20, 70) if rng.random() < 0.85 else rng.uniform(70, 88))
+            r = rng.random()  # mostly from above, as hands are photographed; rarely grazing
+            elevation = float(
+                rng.uniform(35, 70)
+                if r < 0.55
+                else rng.uniform(20, 35)
+                if r < 0.8
+                else rng.uniform(70, 88)
+            )
         r = rng.random()
         if standing:
             azimuth = float(rng.uniform(-35, 35))

@@ -297,6 +297,21 @@ class TileLook:
     ink_blur: float
     bevel: float  # how dark the face edge is
     back_pattern: int  # 0 plain, 1 embossed motif, 2 two-tone
+    hue_map: np.ndarray | None = None  # 180-entry hue lookup: the set prints other colours
+    mono: float = 0.0  # 0-1: how far the ink is pushed towards one dark colour
+    shear: float = 0.0  # glyph slant (x shift per unit height)
+    squash: float = 1.0  # glyph width / height change
+
+
+def _hue_permutation(rng: Rng) -> np.ndarray:
+    """Swap the red, green and blue inks of a set (shapes, not colours, name the tile)."""
+    centres = np.array([0.0, 60.0, 120.0])  # red, green, blue in OpenCV hue units
+    targets = centres[rng.permutation(3)] + rng.normal(0, 6, 3)
+    hue = np.arange(180, dtype=np.float32)
+    dist = np.abs(((hue[:, None] - centres[None, :]) + 90) % 180 - 90)
+    nearest = dist.argmin(1)
+    lut = (hue + targets[nearest] - centres[nearest]) % 180
+    return np.asarray(lut, np.float32)
 
 
 def random_look(rng: Rng) -> TileLook:
@@ -317,6 +332,10 @@ def random_look(rng: Rng) -> TileLook:
         ink_blur=float(rng.choice([0.0, 0.0, 0.5, 0.9])),
         bevel=float(rng.uniform(0.0, 0.25)),
         back_pattern=int(rng.choice([0, 0, 1, 2])),
+        hue_map=_hue_permutation(rng) if rng.random() < 0.12 else None,
+        mono=float(rng.uniform(0.5, 1.0)) if rng.random() < 0.06 else 0.0,
+        shear=float(rng.normal(0, 0.04)) if strong else 0.0,
+        squash=float(rng.uniform(0.88, 1.12)) if strong else 1.0,
     )
 
 
@@ -345,12 +364,17 @@ def recolour_ink(glyph: np.ndarray, look: TileLook) -> np.ndarray:
     """Shift the hue/saturation/value of a BGRA glyph; thicken or thin its strokes."""
     bgr = glyph[:, :, :3]
     alpha = glyph[:, :, 3]
-    if look.hue_shift or look.saturation != 1 or look.value != 1:
+    if look.hue_shift or look.saturation != 1 or look.value != 1 or look.hue_map is not None:
         hsv = cv2.cvtColor(bgr, cv2.COLOR_BGR2HSV).astype(np.float32)
+        if look.hue_map is not None:
+            hsv[:, :, 0] = look.hue_map[hsv[:, :, 0].astype(np.int32) % 180]
         hsv[:, :, 0] = (hsv[:, :, 0] + look.hue_shift) % 180
         hsv[:, :, 1] = np.clip(hsv[:, :, 1] * look.saturation, 0, 255)
         hsv[:, :, 2] = np.clip(hsv[:, :, 2] * look.value, 0, 255)
         bgr = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
+    if look.mono:
+        dark = np.array([40, 30, 25], np.float32)  # near-black ink, a little blue
+        bgr = (bgr * (1 - look.mono) + dark * look.mono).astype(np.uint8)
     if look.stroke:
         kernel = np.ones((3, 3), np.uint8)
         if look.stroke > 0:
@@ -376,8 +400,19 @@ def face_texture(
         inner_w = w * (1 - 2 * look.margin)
         inner_h = h - 2 * look.margin * w
         scale = min(inner_w / gw, inner_h / gh) * float(rng.uniform(0.92, 1.0))
-        tw, th = max(1, round(gw * scale)), max(1, round(gh * scale))
+        tw = max(1, min(int(inner_w), round(gw * scale * look.squash)))
+        th = max(1, round(gh * scale))
         g = cv2.resize(glyph, (tw, th), interpolation=cv2.INTER_AREA)
+        if look.shear:
+            m = np.array([[1, look.shear, -look.shear * th / 2], [0, 1, 0]], np.float32)
+            g = cv2.warpAffine(
+                g,
+                m,
+                (tw, th),
+                flags=cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_CONSTANT,
+                borderValue=(0, 0, 0, 0),
+            )
         g = recolour_ink(g, look)
         if look.ink_blur:
             g = cv2.GaussianBlur(g, (0, 0), look.ink_blur * tw / 100 + 0.3)

@@ -37,9 +37,7 @@ def test_a_hand_is_fourteen_tiles_plus_one_per_kong() -> None:
 
 def test_no_tile_kind_is_used_more_than_four_times(layouts: list[Layout]) -> None:
     for layout in layouts:
-        counts = Counter(
-            t.tile for t in layout.tiles if t.role in (Role.HAND, Role.MELD, Role.FLOWERS)
-        )
+        counts = Counter(t.tile for t in layout.tiles)
         assert max(counts.values()) <= 4
 
 
@@ -86,3 +84,14 @@ def test_indicator_or_fishing_tiles_lie_above_the_hand(layouts: list[Layout]) ->
         assert all(t.y > hand_top + SIZE.height / 2 for t in extras)
         assert len(extras) <= 3
     assert found > 0
+
+
+def test_walls_are_face_down_and_discards_face_up(layouts: list[Layout]) -> None:
+    roles = Counter(t.role for layout in layouts for t in layout.tiles)
+    assert roles[Role.WALL] > 0 and roles[Role.DISCARD] > 0
+    for layout in layouts:
+        for t in layout.tiles:
+            if t.role is Role.WALL:
+                assert t.face_down
+            if t.role is Role.DISCARD:
+                assert not t.face_down and not t.sideways
