@@ -22,7 +22,7 @@ def specular_glare(rng: Rng, img: np.ndarray, glossy: np.ndarray) -> np.ndarray:
         xs = ((np.arange(w, dtype=np.float32) - cx) / sx) ** 2
         ys = ((np.arange(h, dtype=np.float32) - cy) / sy) ** 2
         blob = np.exp(-0.5 * (ys[:, None] + xs[None, :]))
-        strength = float(rng.uniform(60, 220))
+        strength = float(rng.uniform(40, 170))
         out = out + (strength * blob * glossy)[..., None]
     return out
 

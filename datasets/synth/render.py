@@ -26,8 +26,11 @@ from vision.classes import CLASS_NAMES
 Rng = np.random.Generator
 
 #: Bump when the rendering changes what a seed produces (recorded in each dataset's synth.json).
-#: 1: first release (synth-v1); 2: discards and walls, ink palette swaps, more overhead views.
+#: 1: first release (synth-v1); 2: discards and walls, ink palette swaps, more overhead views,
+#: mostly white faces, corner indices, some images squeezed to a square.
 RENDER_VERSION = 2
+#: Share of non-square images squeezed to a square afterwards, like the real set's photos.
+STRETCH_SHARE = 0.15
 #: A tile is labelled when at least this share of its face (or back) is visible.
 MIN_VISIBLE_FACE = 0.45
 #: Aspect ratios (width, height) an image is drawn with; the long side is the image size.
@@ -253,9 +256,9 @@ class Renderer:
         if opts.tile_px:
             tile_px = float(rng.uniform(*opts.tile_px))
         elif rng.random() < 0.6:  # the whole layout in the picture, filling much of it
-            tile_px = float(np.clip(rng.uniform(0.55, 1.05) * fit_px, 14, 120))
+            tile_px = float(np.clip(rng.uniform(0.7, 1.05) * fit_px, 14, 120))
         else:  # closer: part of the layout may fall outside the picture
-            tile_px = float(math.exp(rng.uniform(math.log(20), math.log(120))))
+            tile_px = float(math.exp(rng.uniform(math.log(25), math.log(120))))
         distance = ref_distance * ref_px / tile_px
 
         p0, _ = look_at(target, elevation, azimuth, distance, focal, roll, 0, 0)
@@ -461,8 +464,9 @@ class Renderer:
                             int(t.tile.index),
                             fallback,
                         )
+                        index = surfaces.CORNER_INDEX[t.tile.index] if look.corner_index else None
                         textures[key] = surfaces.face_texture(
-                            rng, glyph, look, tex_w, tex_h, face_noise
+                            rng, glyph, look, tex_w, tex_h, face_noise, index
                         )
                     tex = textures[key]
                 else:
@@ -489,9 +493,20 @@ class Renderer:
             img = effects.photometric(rng, img, cv2.GaussianBlur(glossy, (0, 0), 1.0))
         image = np.clip(img, 0, 255).astype(np.uint8)
 
+        stretched = not opts.clean and width != height and rng.random() < STRETCH_SHARE
+        if stretched:  # as Roboflow exports do: squeeze the photo into a square
+            square = (size, size)
+            image = np.asarray(cv2.resize(image, square, interpolation=cv2.INTER_AREA), np.uint8)
+            idmap = np.asarray(cv2.resize(idmap, square, interpolation=cv2.INTER_NEAREST), np.int32)
+            facemap = np.asarray(
+                cv2.resize(facemap, square, interpolation=cv2.INTER_NEAREST), np.int32
+            )
+            face_area = face_area * (size * size) / (width * height)
+
         renders = self._labels(layout, idmap, facemap, face_area)
         info = {
             "art_set": "mixed" if mixed else set_name,
+            "stretched_from": [width, height] if stretched else None,
             "back_colour": look.back_name,
             "tile_mm": [round(tsize.width, 1), round(tsize.height, 1), round(tsize.thickness, 1)],
             "tile_px": round(tile_px, 1),

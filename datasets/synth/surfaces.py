@@ -252,11 +252,15 @@ def table_texture(rng: Rng, h: int, w: int) -> np.ndarray:
 
 # -- tile textures ---------------------------------------------------------------------------
 
+# Most sets have white faces (as in the real photos); ivory, cream and tinted ones follow.
 FACE_COLOURS = [
-    (215, 235, 245),
-    (235, 240, 242),
-    (195, 225, 240),
     (245, 245, 245),
+    (248, 248, 244),
+    (240, 242, 240),
+    (250, 247, 245),
+    (235, 240, 242),
+    (215, 235, 245),
+    (195, 225, 240),
     (225, 235, 230),
     (200, 220, 225),
     (240, 235, 230),
@@ -301,6 +305,9 @@ class TileLook:
     mono: float = 0.0  # 0-1: how far the ink is pushed towards one dark colour
     shear: float = 0.0  # glyph slant (x shift per unit height)
     squash: float = 1.0  # glyph width / height change
+    corner_index: bool = False  # the set prints a small index in the top-left corner
+    index_size: float = 0.2  # its height as a share of the face width
+    index_font: int = 0
 
 
 def _hue_permutation(rng: Rng) -> np.ndarray:
@@ -324,7 +331,7 @@ def random_look(rng: Rng) -> TileLook:
         back_name=back_name,
         back_fraction=float(rng.uniform(0.25, 0.65)),
         corner=float(rng.uniform(0.06, 0.18)),
-        margin=float(rng.uniform(0.05, 0.16)),
+        margin=float(rng.uniform(0.04, 0.13)),
         hue_shift=float(rng.normal(0, 25 if strong else 5)),
         saturation=float(rng.uniform(0.5, 1.3) if strong else rng.uniform(0.85, 1.15)),
         value=float(rng.uniform(0.6, 1.05)),
@@ -336,6 +343,9 @@ def random_look(rng: Rng) -> TileLook:
         mono=float(rng.uniform(0.5, 1.0)) if rng.random() < 0.06 else 0.0,
         shear=float(rng.normal(0, 0.04)) if strong else 0.0,
         squash=float(rng.uniform(0.88, 1.12)) if strong else 1.0,
+        corner_index=bool(rng.random() < 0.35),
+        index_size=float(rng.uniform(0.14, 0.24)),
+        index_font=int(rng.integers(len(_FONTS))),
     )
 
 
@@ -385,10 +395,49 @@ def recolour_ink(glyph: np.ndarray, look: TileLook) -> np.ndarray:
     return np.dstack([bgr, alpha])
 
 
+#: Corner index printed on many Western-market and Hong Kong sets (the real photos' tiles too):
+#: the rank for suits, E S W N for winds, C F P for the dragons, 1-4 for flowers and seasons.
+CORNER_INDEX = (
+    *[str(r) for r in range(1, 10)] * 3,
+    "E", "S", "W", "N", "P", "F", "C",
+    "1", "2", "3", "4", "1", "2", "3", "4",
+)  # fmt: skip
+_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX)
+
+
+def _ink_colour(glyph: np.ndarray) -> np.ndarray:
+    """The glyph's most saturated ink (the colour its corner index is printed in)."""
+    ink = glyph[glyph[:, :, 3] > 128][:, :3]
+    if len(ink) == 0:
+        return np.array([120, 40, 20], np.float32)
+    sat = ink.max(1).astype(np.int32) - ink.min(1)
+    return np.asarray(ink[int(sat.argmax())], np.float32) * 0.85
+
+
+def _corner_index(tex: np.ndarray, text: str, colour: np.ndarray, look: TileLook) -> None:
+    w = tex.shape[1]
+    size = max(4.0, look.index_size * w)
+    font = _FONTS[look.index_font]
+    scale = cv2.getFontScaleFromHeight(font, int(size))
+    thick = max(1, round(size / 9))
+    org = (round(look.margin * w * 0.6) + 1, round(look.margin * w * 0.4 + size) + 1)
+    ink = np.zeros(tex.shape[:2], np.uint8)  # putText draws on 8-bit images only
+    cv2.putText(ink, text, org, font, scale, 255, thick, cv2.LINE_AA)
+    a = ink[..., None].astype(np.float32) / 255
+    tex[:] = tex * (1 - a) + colour * a
+
+
 def face_texture(
-    rng: Rng, glyph: np.ndarray | None, look: TileLook, w: int, h: int, face_noise: np.ndarray
+    rng: Rng,
+    glyph: np.ndarray | None,
+    look: TileLook,
+    w: int,
+    h: int,
+    face_noise: np.ndarray,
+    index: str | None = None,
 ) -> np.ndarray:
-    """BGRA float texture of a tile face: face colour, bevel, the glyph, rounded corners."""
+    """BGRA float texture of a tile face: face colour, bevel, the glyph, rounded corners, and
+    ``index`` printed in the top-left corner when the set has corner indices."""
     base = (
         look.face[None, None, :]
         * face_noise[:h, :w, None]
@@ -400,6 +449,8 @@ def face_texture(
         inner_w = w * (1 - 2 * look.margin)
         inner_h = h - 2 * look.margin * w
         scale = min(inner_w / gw, inner_h / gh) * float(rng.uniform(0.92, 1.0))
+        if index:  # the glyph gives way to the corner index
+            scale *= 1 - 0.8 * look.index_size
         tw = max(1, min(int(inner_w), round(gw * scale * look.squash)))
         th = max(1, round(gh * scale))
         g = cv2.resize(glyph, (tw, th), interpolation=cv2.INTER_AREA)
@@ -416,12 +467,15 @@ def face_texture(
         g = recolour_ink(g, look)
         if look.ink_blur:
             g = cv2.GaussianBlur(g, (0, 0), look.ink_blur * tw / 100 + 0.3)
-        x0 = round((w - tw) / 2 + float(rng.normal(0, 0.01 * w)))
-        y0 = round((h - th) / 2 + float(rng.normal(0, 0.01 * h)))
+        shift = 0.35 * look.index_size * w if index else 0.0
+        x0 = round((w - tw) / 2 + shift + float(rng.normal(0, 0.01 * w)))
+        y0 = round((h - th) / 2 + shift + float(rng.normal(0, 0.01 * h)))
         x0, y0 = min(max(0, x0), w - tw), min(max(0, y0), h - th)
         a = g[:, :, 3:4].astype(np.float32) / 255
         region = tex[y0 : y0 + th, x0 : x0 + tw]
         region[:] = region * (1 - a) + g[:, :, :3].astype(np.float32) * a
+        if index:
+            _corner_index(tex, index, _ink_colour(g), look)
     alpha = rounded_alpha(h, w, look.corner * w) * 255
     return np.dstack([tex, alpha])
 
