@@ -1,0 +1,79 @@
+"""Synthetic renderer speed: images per second, by stage, and the write path.
+
+    .venv/bin/python bench/synth.py [--n 40] [--seed 0] [--size 640]
+
+Prints, in one process:
+
+* render only — ``Renderer.render`` on seeds (seed, 0…n-1), images/s and ms per image;
+* the same scenes without photo effects (``RenderOptions(clean=True)``, no clutter either),
+  and the ratio: what the effects cost;
+* the full write path — ``generate(workers=1)`` and ``generate(workers=<cores>)`` into a
+  temporary folder (JPEG, labels, sidecar), and the speed-up from the extra processes.
+
+The numbers depend on what else runs on the machine; compare ratios, not absolutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+
+from datasets.synth.art import build_cache, load_glyphs
+from datasets.synth.generate import generate
+from datasets.synth.render import Renderer, RenderOptions
+
+
+def _rate(renderer: Renderer, n: int, seed: int, size: int, opts: RenderOptions) -> float:
+    began = time.perf_counter()
+    for i in range(n):
+        renderer.render(np.random.default_rng([seed, i]), size, options=opts)
+    return n / (time.perf_counter() - began)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--size", type=int, default=640)
+    args = parser.parse_args()
+
+    renderer = Renderer(load_glyphs(build_cache()))
+    renderer.render(np.random.default_rng(0), args.size)  # warm up
+    full = _rate(renderer, args.n, args.seed, args.size, RenderOptions())
+    clean = _rate(renderer, args.n, args.seed, args.size, RenderOptions(clean=True))
+    print(f"render, full scene      : {full:6.2f} images/s ({1000 / full:6.1f} ms)")
+    print(
+        f"render, no photo effects: {clean:6.2f} images/s ({1000 / clean:6.1f} ms)  "
+        f"effects cost ×{clean / full:.2f}"
+    )
+
+    cores = os.cpu_count() or 1
+    with tempfile.TemporaryDirectory() as tmp:
+        one = generate(
+            Path(tmp) / "one", n=args.n, seed=args.seed, size=args.size, workers=1, progress=False
+        )
+        many = generate(
+            Path(tmp) / "many",
+            n=args.n,
+            seed=args.seed,
+            size=args.size,
+            workers=cores,
+            progress=False,
+        )
+    print(f"write, 1 process        : {one.images_per_second:6.2f} images/s")
+    print(
+        f"write, {cores} processes      : {many.images_per_second:6.2f} images/s  "
+        f"speed-up ×{many.images_per_second / one.images_per_second:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
