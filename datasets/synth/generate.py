@@ -97,6 +97,7 @@ def sidecar(scene: Any, image_rel: str, seed: int, index: int) -> dict[str, Any]
         "width": w,
         "height": h,
         "seed": [seed, index],
+        "scene": scene.layout.scene,
         "camera": {
             "elevation_deg": round(cam.elevation, 1),
             "azimuth_deg": round(cam.azimuth, 1),

@@ -96,6 +96,7 @@ class Layout:
     size: TileSize
     tiles: list[PlacedTile] = field(default_factory=list)
     groups: list[Group] = field(default_factory=list)
+    scene: str = "hand"  # "hand": a winning hand; "block": tiles set out in a grid
 
     @property
     def melds(self) -> list[Group]:
@@ -348,8 +349,44 @@ def overlapping(layout: Layout, tolerance: float = 1.5) -> bool:
     return False
 
 
+#: Share of scenes that are a grid of tiles instead of a hand (as many real photos are).
+BLOCK_SHARE = 0.1
+
+
+def block_layout(rng: np.random.Generator, size: TileSize) -> Layout:
+    """Tiles set out in rows and columns, touching or spaced (one group per row)."""
+    b = _Builder(rng, size)
+    b.layout.scene = "block"
+    w, h = size.width, size.height
+    rows, cols = int(rng.integers(1, 6)), int(rng.integers(3, 10))
+    spaced = rng.random() < 0.3
+    gx = float(rng.uniform(0.2, 1.2)) * w if spaced else b.gap
+    gy = float(rng.uniform(0.2, 1.2)) * h if spaced else float(rng.uniform(0.0, 1.5))
+    used: Counter[Tile] = Counter()
+    kinds = [*SUITED, *HONORS, *FLOWERS]
+    for r in range(rows):
+        g = b.group(Role.DISCARD, row=r)
+        for c in range(cols):
+            tile = kinds[int(rng.integers(len(kinds)))]
+            while used[tile] >= (1 if tile.is_flower else 4):
+                tile = kinds[int(rng.integers(len(kinds)))]
+            used[tile] += 1
+            # Rows run away from the player: row 0 is nearest.
+            b.add(
+                g,
+                tile,
+                c * (w + gx) + w / 2,
+                r * (h + gy) + h / 2,
+                face_down=bool(rng.random() < 0.04),
+            )
+    return b.layout
+
+
 def random_layout(rng: np.random.Generator, size: TileSize) -> Layout:
-    """A random winning hand laid out on the table, no two tiles interpenetrating."""
+    """A random winning hand laid out on the table (or, sometimes, a block of tiles), no two
+    tiles interpenetrating."""
+    if rng.random() < BLOCK_SHARE:
+        return block_layout(rng, size)
     for _ in range(20):
         b = _random_layout(rng, size)
         if not overlapping(b.layout):

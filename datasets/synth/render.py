@@ -27,7 +27,7 @@ Rng = np.random.Generator
 
 #: Bump when the rendering changes what a seed produces (recorded in each dataset's synth.json).
 #: 1: first release (synth-v1); 2: discards and walls, ink palette swaps, more overhead views,
-#: mostly white faces, corner indices, some images squeezed to a square.
+#: mostly white faces, corner indices, some images squeezed to a square, block scenes.
 RENDER_VERSION = 2
 #: Share of non-square images squeezed to a square afterwards, like the real set's photos.
 STRETCH_SHARE = 0.15

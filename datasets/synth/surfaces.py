@@ -88,7 +88,7 @@ def wood(rng: Rng, h: int, w: int) -> np.ndarray:
     light_c, dark_c = jitter_colour(rng, light, 0.15), jitter_colour(rng, dark, 0.15)
     yy = np.arange(h, dtype=np.float32)[:, None]
     warp = smooth_noise(rng, h, w, w / 3) * float(rng.uniform(3, 12))
-    freq = float(rng.uniform(0.3, 1.0))
+    freq = float(rng.uniform(0.15, 0.7))
     grain = 0.5 + 0.5 * np.sin((yy + warp) * freq)
     grain = grain ** float(rng.uniform(1, 3))
     streaks = smooth_noise(rng, h, max(2, w // 16), 1.5)

@@ -23,8 +23,21 @@ SEEDS = range(60)
 
 
 @pytest.fixture(scope="module")
-def layouts() -> list[Layout]:
+def scenes() -> list[Layout]:
     return [random_layout(np.random.default_rng([7, s]), SIZE) for s in SEEDS]
+
+
+@pytest.fixture(scope="module")
+def layouts(scenes: list[Layout]) -> list[Layout]:
+    return [layout for layout in scenes if layout.scene == "hand"]
+
+
+def test_some_scenes_are_blocks_of_tiles_in_rows(scenes: list[Layout]) -> None:
+    blocks = [layout for layout in scenes if layout.scene == "block"]
+    assert 0 < len(blocks) < len(scenes) / 3
+    for layout in blocks:
+        assert not overlapping(layout)
+        assert all(t.role is Role.DISCARD for t in layout.tiles)
 
 
 def test_a_hand_is_fourteen_tiles_plus_one_per_kong() -> None:
