@@ -74,6 +74,7 @@ def sidecar(scene: Any, image_rel: str, seed: int, index: int) -> dict[str, Any]
                 "stacked": t.stacked,
                 "winning": t.winning,
                 "pose": t.pose.value,
+                "lean_deg": round(t.lean, 1),
                 "table_mm": [round(t.x, 1), round(t.y, 1), round(t.z, 1)],
                 "yaw_deg": round(t.yaw, 1),
             }
@@ -107,6 +108,14 @@ def sidecar(scene: Any, image_rel: str, seed: int, index: int) -> dict[str, Any]
         "style": scene.info,
         "tiles": tiles,
         "groups": groups,
+        "props": [
+            {
+                "kind": p.kind,
+                "table_mm": [round(v, 1) for v in (p.x1, p.y1, p.x2, p.y2)],
+                "height_mm": round(p.height, 1),
+            }
+            for p in scene.layout.props
+        ],
     }
 
 

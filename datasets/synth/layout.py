@@ -67,6 +67,7 @@ class PlacedTile:
     yaw: float = 0.0  # degrees about the table normal; 90 = turned sideways
     z: float = 0.0  # height of its lowest point (a stacked tile lies on another)
     pose: Pose = Pose.FLAT
+    lean: float = 0.0  # standing tiles: degrees leaned back from upright
     face_down: bool = False
     sideways: bool = False
     stacked: bool = False
@@ -91,12 +92,25 @@ class Group:
     tiles: list[int] = field(default_factory=list)  # indices into Layout.tiles
 
 
+@dataclass(frozen=True)
+class Prop:
+    """A box on the table that is not a tile: ``x1 y1 x2 y2`` footprint and height, in mm."""
+
+    kind: str
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    height: float
+
+
 @dataclass
 class Layout:
     size: TileSize
     tiles: list[PlacedTile] = field(default_factory=list)
     groups: list[Group] = field(default_factory=list)
     scene: str = "hand"  # "hand": a winning hand; "block": tiles set out in a grid
+    props: list[Prop] = field(default_factory=list)  # things that are not tiles (a rack)
 
     @property
     def melds(self) -> list[Group]:
@@ -408,22 +422,43 @@ def _random_layout(rng: np.random.Generator, size: TileSize) -> _Builder:
     concealed.remove(plan.winning)
     concealed = _sorted_hand(rng, concealed)
     standing = rng.random() < 0.2
+    lean = float(rng.choice([0.0, rng.uniform(5, 22)])) if standing else 0.0
+    rack = float(rng.uniform(8, 20)) if standing and rng.random() < 0.6 else 0.0
     hand = b.group(Role.HAND, row=0)
     x = 0.0
     hand_y = 0.0
     if standing:
         for t in concealed:
-            b.add(hand, t, x + w / 2, hand_y + th / 2, pose=Pose.STANDING, z=0.0)
+            b.add(hand, t, x + w / 2, hand_y + th / 2, pose=Pose.STANDING, lean=lean)
             x += w + b.gap
     else:
         x = b.flat_run(hand, concealed, 0.0, hand_y)
     x += float(rng.choice([0.0, rng.uniform(0.3, 1.0) * w]))
     if standing:
-        b.add(hand, plan.winning, x + w / 2, hand_y + th / 2, pose=Pose.STANDING, winning=True)
+        b.add(
+            hand,
+            plan.winning,
+            x + w / 2,
+            hand_y + th / 2,
+            pose=Pose.STANDING,
+            lean=lean,
+            winning=True,
+        )
     else:
         b.add(hand, plan.winning, x + w / 2, hand_y + h / 2, winning=True)
     x += w
     hand_end = x
+    if rack:  # the rack's front lip, in front of the standing tiles
+        b.layout.props.append(
+            Prop(
+                "rack",
+                -3.0,
+                hand_y - rack,
+                hand_end + 3.0,
+                hand_y - 0.5,
+                float(rng.uniform(0.15, 0.35)) * h,
+            )
+        )
 
     # Exposed melds: same row after the hand, or a row of their own nearer the player
     # (standing hands) or beyond the hand.
@@ -431,7 +466,7 @@ def _random_layout(rng: np.random.Generator, size: TileSize) -> _Builder:
     if plan.melds:
         where = rng.random()
         if standing:
-            meld_row_y = -(h + float(rng.uniform(0.3, 1.5)) * w)
+            meld_row_y = -(h + rack + float(rng.uniform(0.3, 1.5)) * w)
         elif where < 0.6:
             meld_row_y = None
         else:

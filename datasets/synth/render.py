@@ -20,14 +20,15 @@ import numpy as np
 
 from datasets.synth import effects, surfaces
 from datasets.synth.art import GlyphBank
-from datasets.synth.layout import Layout, PlacedTile, Pose, TileSize, random_layout
+from datasets.synth.layout import Layout, PlacedTile, Pose, Prop, TileSize, random_layout
 from vision.classes import CLASS_NAMES
 
 Rng = np.random.Generator
 
 #: Bump when the rendering changes what a seed produces (recorded in each dataset's synth.json).
 #: 1: first release (synth-v1); 2: discards and walls, ink palette swaps, more overhead views,
-#: mostly white faces, corner indices, some images squeezed to a square, block scenes.
+#: mostly white faces, corner indices, some images squeezed to a square, block scenes,
+#: leaning standing hands behind a rack.
 RENDER_VERSION = 2
 #: Share of non-square images squeezed to a square afterwards, like the real set's photos.
 STRETCH_SHARE = 0.15
@@ -67,19 +68,26 @@ def _rz(deg: float) -> np.ndarray:
 
 
 _FLIP = np.diag([-1.0, 1.0, -1.0])  # face down: turned over about the tile's long axis
-_STAND = np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])  # upright, face towards -y
+
+
+def _rx(deg: float) -> np.ndarray:
+    c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+    return np.array([[1, 0, 0], [0, c, -s], [0, s, c]], np.float64)
 
 
 def tile_pose(t: PlacedTile, size: TileSize) -> tuple[np.ndarray, np.ndarray]:
-    """Rotation and translation taking the tile's local box into table coordinates."""
+    """Rotation and translation taking the tile's local box into table coordinates: the box
+    is turned (yaw, upright and leaning back, face down), then moved so that its footprint is
+    centred on ``(x, y)`` and its lowest point is at height ``z``."""
     rot = _rz(t.yaw)
-    offset = np.array([t.x, t.y, t.z], np.float64)
     if t.pose is Pose.STANDING:
-        rot = rot @ _STAND
-        offset += _rz(t.yaw) @ np.array([0, size.thickness / 2, size.height / 2])
+        rot = rot @ _rx(90.0 - t.lean)  # face towards -y, tilted up by the lean
     if t.face_down:
         rot = rot @ _FLIP
-        offset[2] += size.thickness
+    local = _SIGNS * np.array([size.width / 2, size.height / 2, size.thickness])
+    turned = local @ rot.T
+    centre = (turned.min(0) + turned.max(0)) / 2
+    offset = np.array([t.x - centre[0], t.y - centre[1], t.z - turned[:, 2].min()])
     return rot, offset
 
 
@@ -99,6 +107,13 @@ def _soft_blur(mask: np.ndarray, sigma: float) -> np.ndarray:
     small = cv2.resize(mask, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, (0, 0), sigma / 4)
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def prop_box(p: Prop) -> np.ndarray:
+    """The 8 corners of a prop's box, in the same order as a tile's."""
+    xs = np.where(_SIGNS[:, 0] < 0, p.x1, p.x2)
+    ys = np.where(_SIGNS[:, 1] < 0, p.y1, p.y2)
+    return np.stack([xs, ys, _SIGNS[:, 2] * p.height], axis=1).astype(np.float64)
 
 
 # -- camera ----------------------------------------------------------------------------------
@@ -431,11 +446,18 @@ class Renderer:
         face_area = np.zeros(len(layout.tiles) + 1)
         glossy = np.zeros((h, w), np.float32)
 
+        prop_corners = [prop_box(p) for p in layout.props]
+        everything = [*corners, *prop_corners]
         order = sorted(
-            range(len(layout.tiles)),
-            key=lambda i: -float(np.linalg.norm(corners[i].mean(0) - cam.centre)),
+            range(len(everything)),
+            key=lambda i: -float(np.linalg.norm(everything[i].mean(0) - cam.centre)),
         )
         for i in order:
+            if i >= len(corners):
+                self._paint_prop(
+                    rng, img, cam, everything[i], (idmap, facemap, glossy), light, ambient, top_lit
+                )
+                continue
             t = layout.tiles[i]
             uv, depth = cam.project(corners[i])
             if (depth <= 0.05 * np.linalg.norm(cam.centre - corners[i].mean(0))).any():
@@ -514,6 +536,52 @@ class Renderer:
         }
         quality = 95 if opts.clean else int(rng.integers(35, 96))
         return Scene(image, layout, renders, cam, info, quality)
+
+    def _paint_prop(
+        self,
+        rng: Rng,
+        img: np.ndarray,
+        cam: Camera,
+        box: np.ndarray,
+        maps: tuple[np.ndarray, ...],
+        light: np.ndarray,
+        ambient: float,
+        top_lit: float,
+    ) -> None:
+        """A rack (or other box that is not a tile): painted, and owned by no tile."""
+        uv, depth = cam.project(box)
+        if (depth <= 0).any():
+            return
+        h, w = img.shape[:2]
+        x1, y1 = np.floor(uv.min(0)).astype(int)
+        x2, y2 = np.ceil(uv.max(0)).astype(int) + 1
+        roi = (max(0, x1), max(0, y1), min(w, x2), min(h, y2))
+        if roi[0] >= roi[2] or roi[1] >= roi[3]:
+            return
+        if rng.random() < 0.6:  # wood, or painted / plastic
+            colour = surfaces.jitter_colour(
+                rng, surfaces.WOOD[int(rng.integers(len(surfaces.WOOD)))][0], 0.1
+            )
+        else:
+            colour = rng.uniform(30, 220, 3).astype(np.float32)
+        tex = np.dstack(
+            [np.ones((16, 64, 3), np.float32) * colour, np.full((16, 64), 255, np.float32)]
+        )
+        sil = np.zeros((roi[3] - roi[1], roi[2] - roi[0]), np.uint8)
+        for _name, idx, normal in _FACES:
+            n = np.array(normal, np.float64)
+            face_centre = box[list(idx)].mean(0)
+            if float(n @ (cam.centre - face_centre)) <= 0:
+                continue
+            dst = uv[list(idx)].astype(np.float32)
+            shade = (ambient + (1 - ambient) * max(0.0, float(n @ light))) / top_lit
+            self._paint(img, tex, dst, roi, float(np.clip(shade, 0.3, 1.15)))
+            cv2.fillConvexPoly(
+                sil, np.round((dst - [roi[0], roi[1]]) * 16).astype(np.int32), 1, cv2.LINE_8, 4
+            )
+        region = (slice(roi[1], roi[3]), slice(roi[0], roi[2]))
+        for m in maps:
+            m[region][sil > 0] = 0
 
     @staticmethod
     def _paint(

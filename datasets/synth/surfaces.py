@@ -224,7 +224,12 @@ def flat_clutter(
 def room(rng: Rng, h_full: int, w_full: int) -> np.ndarray:
     """What lies beyond the table edge: walls, floor, blurred furniture."""
     h, w = max(8, h_full // 4), max(8, w_full // 4)
-    base = rng.uniform(30, 200, 3).astype(np.float32)
+
+    def muted() -> np.ndarray:  # walls and furniture: greyish, a little tinted
+        grey = float(rng.uniform(30, 210))
+        return np.asarray(grey + rng.normal(0, 18, 3), np.float32).clip(0, 255)
+
+    base = muted()
     img = np.empty((h, w, 3), np.float32)
     img[:] = base
     yy = np.linspace(0, 1, h, dtype=np.float32)[:, None, None]
@@ -232,7 +237,8 @@ def room(rng: Rng, h_full: int, w_full: int) -> np.ndarray:
     for _ in range(int(rng.integers(2, 6))):
         x1, y1 = int(rng.integers(0, w)), int(rng.integers(0, h))
         x2, y2 = x1 + int(rng.integers(20, w // 2 + 21)), y1 + int(rng.integers(20, h // 2 + 21))
-        cv2.rectangle(img, (x1, y1), (x2, y2), rng.uniform(20, 230, 3).tolist(), -1)
+        colour = muted() if rng.random() < 0.8 else rng.uniform(20, 230, 3)
+        cv2.rectangle(img, (x1, y1), (x2, y2), [float(c) for c in colour], -1)
     blurred = cv2.GaussianBlur(img, (0, 0), float(rng.uniform(0.8, 3)))
     return cv2.resize(blurred, (w_full, h_full), interpolation=cv2.INTER_LINEAR)
 
