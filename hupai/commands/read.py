@@ -1,0 +1,145 @@
+"""``hupai read PHOTO…``: read winning hands from photos (docs/reading.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "read",
+        help="read the tiles and the hand's structure from photos",
+        description=(
+            "Detect the tiles in each photo and lay out the hand: concealed tiles, the winning "
+            "tile (set a little apart at the hand's right end), exposed melds (called tile "
+            "sideways, concealed kong with two tiles face down), flowers, and the indicator or "
+            "fishing tiles set apart above the hand. Warnings carry stable codes and advice."
+        ),
+    )
+    parser.add_argument("photos", nargs="+", metavar="PHOTO", help="photo files")
+    parser.add_argument("--json", action="store_true", help="print JSON (one object per photo)")
+    parser.add_argument(
+        "--annotate",
+        metavar="OUT",
+        help="write the annotated photo to OUT (a .jpg/.png file for one photo, else a folder)",
+    )
+    add_model_options(parser)
+    parser.add_argument("--city", help="city whose request fields to use (indicator or fishing)")
+    parser.add_argument("--win-tile", help="the winning tile, when it is not set apart (e.g. 5p)")
+    parser.set_defaults(handler=_read)
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", help="ONNX model (default: models/hupai-tiles-v1.onnx)")
+    parser.add_argument("--threads", type=int, help="onnxruntime threads (default: all cores)")
+
+
+def load_detector(args: argparse.Namespace) -> Any:
+    from hupai.cli import UserError
+    from vision.detector import ModelError
+    from vision.reading import get_detector
+
+    if args.threads is not None and args.threads < 1:
+        raise UserError(f"--threads {args.threads}: need at least one")
+    try:
+        return get_detector(args.model, args.threads)
+    except ModelError as exc:
+        raise UserError(str(exc)) from None
+
+
+def parse_win_tile(text: str | None) -> Any:
+    from hupai.cli import UserError
+    from scoring.tiles import Tile, TileError
+
+    if text is None:
+        return None
+    try:
+        return Tile.parse(text)
+    except TileError as exc:
+        raise UserError(f"--win-tile: {exc}") from None
+
+
+def _outputs(photos: list[str], out: str | None) -> list[Path | None]:
+    from hupai.cli import UserError
+
+    if out is None:
+        return [None] * len(photos)
+    target = Path(out)
+    inputs = {Path(p).resolve() for p in photos}
+    if len(photos) == 1 and target.suffix.lower() in IMAGE_SUFFIXES:
+        paths = [target]
+    else:
+        if target.exists() and not target.is_dir():
+            raise UserError(f"--annotate {out}: several photos need a folder, and this is a file")
+        target.mkdir(parents=True, exist_ok=True)
+        paths = [target / f"{Path(p).stem}.annotated.jpg" for p in photos]
+    for p in paths:
+        if p.resolve() in inputs:
+            raise UserError(f"--annotate {p}: would overwrite an input photo")
+    return list(paths)
+
+
+def _read(args: argparse.Namespace) -> int:
+    from hupai.cli import UserError
+    from vision.annotate import save_annotated
+    from vision.detector import ImageError, load_image
+    from vision.reading import read_image
+
+    win = parse_win_tile(args.win_tile)
+    outs = _outputs(args.photos, args.annotate)
+    detector = load_detector(args)
+    failed = 0
+    results: list[dict[str, Any]] = []
+    for photo, out in zip(args.photos, outs, strict=True):
+        try:
+            image = load_image(photo)
+        except ImageError as exc:
+            print(f"hupai read: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        reading = read_image(image, detector=detector, win_tile=win, source=photo)
+        if out is not None:
+            try:
+                save_annotated(image, reading, out)
+            except (ImageError, OSError) as exc:
+                raise UserError(f"--annotate: {exc}") from None
+        if args.json:
+            results.append(reading.to_dict(args.city))
+        else:
+            print(format_reading(reading, args.city, out))
+    if args.json:
+        payload: Any = results[0] if len(args.photos) == 1 and results else results
+        print(json.dumps(payload, ensure_ascii=False, indent=1))
+    return 2 if failed else 0
+
+
+def format_reading(reading: Any, city: str | None = None, annotated: Path | None = None) -> str:
+    """The human-readable reading of one photo."""
+    from scoring.tiles import format_tiles
+
+    n = len(reading.detections)
+    lines = [f"{reading.source}: {n} tile{'s' if n != 1 else ''} seen ({', '.join(reading.passes)})"]
+    hand = "".join(str(t) for t in reading.hand) or "-"
+    win = "-" if reading.win_tile is None else str(reading.win_tile)
+    how = "set apart" if reading.win_tile_set_apart else "given or assumed"
+    lines.append(f"  hand       {format_tiles(reading.hand) or '-'}   (left to right: {hand})")
+    lines.append(f"  win tile   {win} ({how})")
+    for m in reading.melds:
+        note = f", called from {m.called_from}" if m.called_from else ""
+        note += ", a tile inferred" if m.inferred else ""
+        lines.append(f"  meld       {m.kind} {m.notation}{note}")
+    if reading.flowers:
+        lines.append(f"  flowers    {format_tiles(reading.flowers)}")
+    for key, value in reading.indicator_or_fishing(city).items():
+        lines.append(f"  {key:<10} {value}")
+    for w in reading.warnings:
+        lines.append(f"  warning [{w.code}] {w.message}. {w.advice}")
+    if annotated is not None:
+        lines.append(f"  annotated  {annotated}")
+    return "\n".join(lines)

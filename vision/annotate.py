@@ -1,0 +1,127 @@
+"""Draw a reading on its photo: each tile's box and notation, group outlines by role, the
+winning tile, and a caption with the hand in notation and the warning codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from scoring.tiles import format_tiles
+from vision.classes import CLASS_NAMES
+from vision.detector import Image, ImageError
+from vision.reading import Reading
+
+#: BGR colours by role.
+COLOURS = {
+    "hand": (60, 180, 60),
+    "meld": (0, 140, 255),
+    "flowers": (200, 60, 200),
+    "set_apart": (220, 160, 0),
+    "stray": (40, 40, 220),
+}
+WIN = (0, 220, 255)
+
+
+def annotate(image: Image, reading: Reading) -> Image:
+    """A copy of ``image`` with the reading drawn on it."""
+    import cv2
+
+    out = image.copy()
+    h, w = out.shape[:2]
+    scale = max(h, w) / 1000
+    thick = max(1, round(2 * scale))
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    fs = max(0.4, 0.6 * scale)
+
+    # group outlines first, under the tile boxes
+    for g in reading.layout.groups:
+        pts = reading.quads[list(g.tiles)].reshape(-1, 2).astype(np.float32)
+        if len(pts) == 0:
+            continue
+        rect = cv2.minAreaRect(pts)
+        (cx, cy), (rw, rh), ang = rect
+        pad = 0.12 * min(rw, rh) + 3 * thick
+        box = cv2.boxPoints(((cx, cy), (rw + 2 * pad, rh + 2 * pad), ang))
+        colour = COLOURS[g.role.value]
+        cv2.polylines(out, [np.round(box).astype(np.int32)], True, colour, thick, cv2.LINE_AA)
+        label = g.role.value.replace("_", " ")
+        if g.meld is not None:
+            label = g.meld.value.replace("_", " ")
+        top = box[np.argmin(box[:, 1])]
+        _text(out, label, (int(top[0]), int(top[1]) - 4 * thick), fs, colour, thick)
+
+    for i, quad in enumerate(reading.quads):
+        role = reading.roles[i]
+        colour = COLOURS.get(role, COLOURS["stray"])
+        q = np.round(quad).astype(np.int32)
+        cv2.polylines(out, [q], True, colour, thick, cv2.LINE_AA)
+        if reading.layout.sideways[i]:
+            a, b = quad[3], quad[2]
+            cv2.line(
+                out,
+                tuple(np.round(a + (b - a) * 0.2).astype(int)),
+                tuple(np.round(a + (b - a) * 0.8).astype(int)),
+                colour,
+                thick,
+                cv2.LINE_AA,
+            )
+        if i == reading.win_detection:
+            cv2.polylines(out, [q], True, WIN, 2 * thick + 1, cv2.LINE_AA)
+        name = CLASS_NAMES[int(reading.detections.class_id[i])]
+        if reading.detections.confidence[i] < 0.5:
+            name += "?"
+        cx, cy = quad.mean(0)
+        (tw, _), _ = cv2.getTextSize(name, font, fs, thick)
+        _text(out, name, (int(cx - tw / 2), int(quad[:, 1].max() + 16 * fs + 2)), fs, colour, thick)
+
+    lines = [f"hand {format_tiles(reading.hand) or '-'}  win {reading.win_tile or '-'}"]
+    if reading.melds:
+        lines.append("melds " + "  ".join(f"{m.kind} {m.notation}" for m in reading.melds))
+    extra = []
+    if reading.flowers:
+        extra.append(f"flowers {format_tiles(reading.flowers)}")
+    if reading.set_apart:
+        extra.append(f"set apart {format_tiles(reading.set_apart)}")
+    if extra:
+        lines.append("  ".join(extra))
+    if reading.warnings:
+        lines.append("warnings: " + ", ".join(reading.codes))
+    y = int(24 * fs + 6)
+    for line in lines:
+        _text(out, line, (8, y), fs, (255, 255, 255), thick, background=True)
+        y += int(30 * fs + 6)
+    return out
+
+
+def _text(
+    img: Image,
+    text: str,
+    org: tuple[int, int],
+    fs: float,
+    colour: tuple[int, int, int],
+    thick: int,
+    background: bool = False,
+) -> None:
+    import cv2
+
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    if background:
+        (tw, th), base = cv2.getTextSize(text, font, fs, thick)
+        x, y = org
+        cv2.rectangle(img, (x - 3, y - th - 4), (x + tw + 3, y + base + 2), (0, 0, 0), -1)
+    else:
+        cv2.putText(img, text, org, font, fs, (0, 0, 0), thick + 2, cv2.LINE_AA)
+    cv2.putText(img, text, org, font, fs, colour, thick, cv2.LINE_AA)
+
+
+def save_annotated(image: Image, reading: Reading, out: str | Path) -> Path:
+    """Write the annotated image (format from the suffix: .jpg, .png, .webp)."""
+    import cv2
+
+    path = Path(out)
+    ok, data = cv2.imencode(path.suffix or ".jpg", annotate(image, reading))
+    if not ok:
+        raise ImageError(f"{path}: cannot write an image with suffix '{path.suffix}' (use .jpg or .png)")
+    path.write_bytes(data.tobytes())
+    return path

@@ -1,0 +1,189 @@
+"""Columnar detections (supervision-style): one numpy array per field, one row per box.
+
+>>> d = Detections.make([[0, 0, 10, 10], [1, 1, 11, 11], [50, 0, 60, 10]], [3, 3, 7], [0.9, 0.8, 0.7])
+>>> len(d), len(d.with_nms(0.5))
+(3, 2)
+>>> d.with_nms(0.5).class_id.tolist()
+[3, 7]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Detections:
+    """Boxes of one image in its pixel coordinates.
+
+    ``xyxy`` (n, 4) float, ``confidence`` (n,) float, ``class_id`` (n,) int.
+    """
+
+    xyxy: FloatArray
+    confidence: FloatArray
+    class_id: IntArray
+
+    def __post_init__(self) -> None:
+        n = len(self.xyxy)
+        if self.xyxy.shape != (n, 4) or self.confidence.shape != (n,) or len(self.class_id) != n:
+            raise ValueError(
+                f"xyxy {self.xyxy.shape}, confidence {self.confidence.shape} and class_id "
+                f"{self.class_id.shape} do not describe the same boxes"
+            )
+
+    # -- construction --------------------------------------------------------------------
+    @staticmethod
+    def make(
+        xyxy: Sequence[Sequence[float]] | FloatArray,
+        class_id: Sequence[int] | IntArray,
+        confidence: Sequence[float] | FloatArray | None = None,
+    ) -> Detections:
+        """Build from lists; confidence defaults to 1 (ground truth)."""
+        boxes = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
+        classes = np.asarray(class_id, dtype=np.int64).reshape(-1)
+        conf = (
+            np.ones(len(classes))
+            if confidence is None
+            else np.asarray(confidence, dtype=np.float64).reshape(-1)
+        )
+        return Detections(boxes, conf, classes)
+
+    @staticmethod
+    def empty() -> Detections:
+        return Detections(np.zeros((0, 4)), np.zeros(0), np.zeros(0, np.int64))
+
+    @staticmethod
+    def concat(parts: Sequence[Detections]) -> Detections:
+        if not parts:
+            return Detections.empty()
+        return Detections(
+            np.concatenate([p.xyxy for p in parts]),
+            np.concatenate([p.confidence for p in parts]),
+            np.concatenate([p.class_id for p in parts]),
+        )
+
+    # -- access --------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.class_id)
+
+    def __getitem__(self, index: slice | Sequence[int] | NDArray[np.bool_] | IntArray) -> Detections:
+        """Select rows by a slice, an index array or a boolean mask (always a Detections)."""
+        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index])
+
+    @property
+    def centres(self) -> FloatArray:
+        return (self.xyxy[:, :2] + self.xyxy[:, 2:]) / 2
+
+    @property
+    def wh(self) -> FloatArray:
+        return self.xyxy[:, 2:] - self.xyxy[:, :2]
+
+    @property
+    def area(self) -> FloatArray:
+        wh = self.wh
+        return np.asarray(wh[:, 0] * wh[:, 1], dtype=np.float64)
+
+    # -- transforms ----------------------------------------------------------------------
+    def above(self, threshold: float) -> Detections:
+        return self[self.confidence >= threshold]
+
+    def scaled(self, factor: float, offset: tuple[float, float] = (0.0, 0.0)) -> Detections:
+        """Boxes multiplied by ``factor`` then shifted by ``offset`` (x, y)."""
+        shift = np.array([offset[0], offset[1], offset[0], offset[1]])
+        return Detections(self.xyxy * factor + shift, self.confidence, self.class_id)
+
+    def clipped(self, width: int, height: int) -> Detections:
+        xyxy = self.xyxy.copy()
+        xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clip(0, width)
+        xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clip(0, height)
+        return Detections(xyxy, self.confidence, self.class_id)
+
+    def with_nms(self, iou: float = 0.5, class_agnostic: bool = False) -> Detections:
+        """Non-maximum suppression, per class unless ``class_agnostic``."""
+        return self[nms(self.xyxy, self.confidence, None if class_agnostic else self.class_id, iou)]
+
+    def without_cross_class_duplicates(self, iou: float = 0.7, cover: float = 0.85) -> Detections:
+        """Drop a box that sits on the same tile as a stronger box of another class.
+
+        Two boxes are one tile when their IoU reaches ``iou``, or when the smaller lies
+        ``cover`` inside the larger and both have the same shape (a tile read twice, once
+        with a slightly smaller box). The stronger keeps the tile.
+        """
+        keep = nms(self.xyxy, self.confidence, None, iou, cover=cover)
+        return self[keep]
+
+    def sorted_by(self, key: FloatArray) -> Detections:
+        return self[np.argsort(key, kind="stable")]
+
+
+def box_iou(a: FloatArray, b: FloatArray) -> FloatArray:
+    """IoU matrix (len(a), len(b)) of xyxy boxes.
+
+    >>> box_iou(np.array([[0, 0, 2, 2.]]), np.array([[1, 1, 3, 3.], [0, 0, 2, 2.]])).round(3)
+    array([[0.143, 1.   ]])
+    """
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)))
+    inter = _intersection(a, b)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    union = area_a[:, None] + area_b[None, :] - inter
+    return np.asarray(inter / np.maximum(union, 1e-9), dtype=np.float64)
+
+
+def _intersection(a: FloatArray, b: FloatArray) -> FloatArray:
+    lt = np.maximum(a[:, None, :2], b[None, :, :2])
+    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    return np.asarray(np.clip(rb - lt, 0, None).prod(axis=2), dtype=np.float64)
+
+
+def nms(
+    xyxy: FloatArray,
+    scores: FloatArray,
+    class_id: IntArray | None,
+    iou: float,
+    cover: float | None = None,
+) -> IntArray:
+    """Indices kept by greedy NMS, best score first.
+
+    With ``class_id`` boxes only suppress boxes of their own class. With ``cover``, a box is
+    also suppressed when ``cover`` of its area lies inside a kept box of similar size
+    (area ratio at least 0.5), which catches a tile read twice at two scales.
+
+    >>> nms(np.array([[0, 0, 10, 10], [0, 0, 10, 9.], [20, 0, 30, 10]]), np.array([.9, .8, .7]),
+    ...     None, 0.95, cover=0.85).tolist()
+    [0, 2]
+    """
+    n = len(scores)
+    if n == 0:
+        return np.zeros(0, np.int64)
+    order = np.argsort(-scores, kind="stable")
+    boxes = xyxy[order]
+    ious = box_iou(boxes, boxes)
+    suppress = ious > iou
+    if cover is not None:
+        inter = _intersection(boxes, boxes)
+        area = np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-9)
+        inside = inter / area[None, :]  # share of box j inside box i
+        similar = np.minimum(area[:, None], area[None, :]) / np.maximum(
+            area[:, None], area[None, :]
+        )
+        suppress |= (inside >= cover) & (similar >= 0.5)
+    if class_id is not None:
+        cls = class_id[order]
+        suppress &= cls[:, None] == cls[None, :]
+    alive = np.ones(n, dtype=bool)
+    kept: list[int] = []
+    for i in range(n):
+        if not alive[i]:
+            continue
+        kept.append(i)
+        alive &= ~suppress[i]
+    return np.asarray(order[kept], dtype=np.int64)
