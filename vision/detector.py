@@ -267,7 +267,10 @@ class Detector:
         threads: int | None = None,
         conf: float = 0.25,
         iou: float = 0.6,
+        manifest: ModelManifest | None = None,
     ) -> None:
+        """Load ``model`` (see :func:`find_model`). ``manifest`` replaces the one beside the
+        model and skips the class-list check (benchmarks run other models this way)."""
         import onnxruntime as ort
 
         self.path = find_model(model)
@@ -284,7 +287,7 @@ class Detector:
             )
         except Exception as exc:  # onnxruntime raises its own untyped errors
             raise ModelError(f"{self.path}: onnxruntime cannot load it ({exc})") from None
-        self.manifest = load_manifest(self.path, self.session)
+        self.manifest = manifest or load_manifest(self.path, self.session)
         self.threads = threads
         self.conf = conf
         self.iou = iou
@@ -311,8 +314,10 @@ class Detector:
     def detect(self, image: Image, *, conf: float | None = None) -> Detections:
         """Detect tiles in a BGR image (whole image, letterboxed); boxes in image pixels."""
         x, lb = self.blob(image)
-        (out,) = self.session.run([self.manifest.output_name or self.session.get_outputs()[0].name], {self.manifest.input_name: x})
-        det = decode(np.asarray(out), self.num_classes, self.conf if conf is None else conf, self.iou)
+        output = self.manifest.output_name or self.session.get_outputs()[0].name
+        (out,) = self.session.run([output], {self.manifest.input_name: x})
+        threshold = self.conf if conf is None else conf
+        det = decode(np.asarray(out), self.num_classes, threshold, self.iou)
         h, w = image.shape[:2]
         return Detections(lb.to_image(det.xyxy), det.confidence, det.class_id).clipped(w, h)
 

@@ -143,3 +143,61 @@ def format_reading(reading: Any, city: str | None = None, annotated: Path | None
     if annotated is not None:
         lines.append(f"  annotated  {annotated}")
     return "\n".join(lines)
+
+
+# -- `hupai score --photo` ---------------------------------------------------------------------
+
+
+def add_photo_options(parser: argparse.ArgumentParser) -> None:
+    """The options ``hupai score`` takes to read the hand from a photo."""
+    group = parser.add_argument_group(
+        "from a photo",
+        "read hand, melds, winning tile, flowers and indicator/fishing tiles from a photo; the "
+        "table context comes from these options and/or a REQUEST file (the photo's fields win)",
+    )
+    group.add_argument("--photo", metavar="PHOTO", help="photo of the winning hand")
+    group.add_argument("--city", help="city (required with --photo unless REQUEST names it)")
+    group.add_argument("--winner", type=int, help="winner's seat, 0-3 (0 = dealer)")
+    group.add_argument(
+        "--win", help="how the hand was won: self_draw, discard, robbed_kong, kong_replacement"
+    )
+    group.add_argument("--discarder", type=int, help="seat that discarded the winning tile")
+    group.add_argument("--win-tile", help="the winning tile, when it is not set apart")
+    group.add_argument("--model", help="ONNX model (default: models/hupai-tiles-v1.onnx)")
+    group.add_argument("--threads", type=int, help="onnxruntime threads (default: all cores)")
+
+
+def photo_request(args: argparse.Namespace, base: Any) -> dict[str, Any]:
+    """The score request: REQUEST (if any), then the context options, then the photo."""
+    from hupai.cli import UserError
+    from vision.detector import ImageError, load_image
+    from vision.reading import read_image
+
+    if base is not None and not isinstance(base, dict):
+        raise UserError("the request must be a JSON object when --photo is given")
+    data: dict[str, Any] = dict(base or {})
+    for key in ("city", "winner", "win", "discarder"):
+        value = getattr(args, key)
+        if value is not None:
+            data[key] = value
+    if "city" not in data:
+        raise UserError("--photo needs --city (or a request file naming the city)")
+    win = parse_win_tile(args.win_tile)
+    detector = load_detector(args)
+    try:
+        image = load_image(args.photo)
+    except ImageError as exc:
+        raise UserError(str(exc)) from None
+    reading = read_image(image, detector=detector, win_tile=win, source=args.photo)
+    serious = [w for w in reading.warnings if w.code in ("no_tiles", "tile_count", "too_many_copies")]
+    if serious:
+        raise UserError(
+            f"{args.photo}: cannot score this reading: "
+            + "; ".join(f"[{w.code}] {w.message}" for w in serious)
+            + f". {serious[0].advice} (hupai read {args.photo} shows what was read)"
+        )
+    for w in reading.warnings:
+        print(f"hupai score: {args.photo}: warning [{w.code}] {w.message}", file=sys.stderr)
+    winner = data.get("winner") if isinstance(data.get("winner"), int) else None
+    data.update(reading.to_request_fields(str(data["city"]), winner))
+    return data

@@ -27,6 +27,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="print the known cities with their options and fields, and exit",
     )
+    from hupai.commands.read import add_photo_options
+
+    add_photo_options(parser)  # --photo PHOTO --city … : read the hand from a photo
     parser.set_defaults(handler=_score)
 
 
@@ -38,9 +41,14 @@ def _score(args: argparse.Namespace) -> int:
     if args.cities:
         print(json.dumps(describe_cities(), ensure_ascii=False, indent=indent))
         return 0
-    if args.request is None:
+    if args.photo is not None:
+        from hupai.commands.read import photo_request
+
+        data = photo_request(args, None if args.request is None else _read_request(args.request))
+    elif args.request is None:
         raise UserError("give a request file, or - to read the request from stdin")
-    data = _read_request(args.request)
+    else:
+        data = _read_request(args.request)
     try:
         result = score(data)
     except ScoringInputError as exc:

@@ -1,0 +1,202 @@
+"""The ONNX runtime on tiny hand-made ONNX graphs that output fixed detections."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.classes import CLASS_NAMES
+from vision.detections import Detections
+from vision.detector import Detector, ImageError, ModelError, decode, letterbox, load_image
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper  # noqa: E402
+
+
+def fake_model(tmp_path: Path, boxes: list[tuple[float, float, float, float, int, float]], names=CLASS_NAMES) -> Path:
+    """An ONNX model whose output holds ``boxes`` (cx, cy, w, h in input px, class, score)."""
+    nc = len(names)
+    out = np.zeros((1, 4 + nc, 8400), np.float32)
+    for k, (cx, cy, w, h, cls, score) in enumerate(boxes):
+        out[0, :4, k] = (cx, cy, w, h)
+        out[0, 4 + cls, k] = score
+    const = helper.make_tensor("c", TensorProto.FLOAT, out.shape, out.ravel().tolist())
+    nodes = [
+        helper.make_node("ReduceMean", ["images"], ["m"], keepdims=0),
+        helper.make_node("Constant", [], ["zero"], value=helper.make_tensor("z", TensorProto.FLOAT, [], [0.0])),
+        helper.make_node("Mul", ["m", "zero"], ["m0"]),
+        helper.make_node("Constant", [], ["table"], value=const),
+        helper.make_node("Add", ["table", "m0"], ["output0"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "fake",
+        [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, 640, 640])],
+        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, [1, 4 + nc, 8400])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
+    model.ir_version = 8
+    path = tmp_path / "fake.onnx"
+    onnx.save(model, path)
+    manifest = {
+        "name": "fake",
+        "version": "0",
+        "classes_version": 1,
+        "class_names": list(names),
+        "input": {"name": "images", "shape": [1, 3, 640, 640]},
+        "preprocessing": {"letterbox": True, "pad_value": 114, "scale": 1 / 255, "channel_order": "RGB"},
+        "output": {"name": "output0", "shape": [1, 4 + nc, 8400], "box_format": "cxcywh"},
+    }
+    path.with_suffix(".json").write_text(json.dumps(manifest))
+    return path
+
+
+def test_detect_maps_boxes_back_through_the_letterbox(tmp_path: Path) -> None:
+    # a 1280x640 photo is halved and padded by 160 px above and below
+    model = fake_model(tmp_path, [(100, 200, 20, 40, 5, 0.9), (300, 300, 20, 40, 42, 0.8)])
+    det = Detector(model, threads=1).detect(np.zeros((640, 1280, 3), np.uint8))
+    assert det.class_id.tolist() == [5, 42]
+    assert det.xyxy[0].tolist() == pytest.approx([180, 40, 220, 120])
+
+
+def test_nms_and_cross_class_duplicates(tmp_path: Path) -> None:
+    model = fake_model(
+        tmp_path,
+        [
+            (100, 100, 30, 40, 3, 0.9),
+            (101, 100, 30, 40, 3, 0.7),  # same tile, same class: NMS
+            (100, 101, 30, 40, 4, 0.6),  # same tile, another class: dropped
+            (300, 100, 30, 40, 4, 0.6),
+            (500, 100, 30, 40, 4, 0.1),  # under the threshold
+        ],
+    )
+    det = Detector(model, threads=1).detect(np.zeros((640, 640, 3), np.uint8))
+    assert sorted(det.class_id.tolist()) == [3, 4]
+
+
+def test_tiled_detection_merges_windows(tmp_path: Path) -> None:
+    model = fake_model(tmp_path, [(320, 320, 30, 40, 7, 0.9)])
+    det = Detector(model, threads=1).detect_tiled(np.zeros((1000, 1000, 3), np.uint8), 640, 0.25)
+    # each window sees one tile at its centre; they land at different places
+    assert len(det) >= 2 and set(det.class_id.tolist()) == {7}
+
+
+def test_class_list_mismatch_is_a_clear_error(tmp_path: Path) -> None:
+    names = list(CLASS_NAMES)
+    names[3], names[4] = names[4], names[3]
+    model = fake_model(tmp_path, [], names=tuple(names))
+    with pytest.raises(ModelError, match="class 3 is '5m', hupai's is '4m'"):
+        Detector(model)
+
+
+def test_missing_model_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="no such model file"):
+        Detector(tmp_path / "nope.onnx")
+
+
+def test_decode_rejects_a_wrong_output_shape() -> None:
+    with pytest.raises(ModelError, match="expected 47"):
+        decode(np.zeros((1, 10, 8400), np.float32), 43, 0.25, 0.5)
+
+
+def test_letterbox_pads_grey() -> None:
+    out, lb = letterbox(np.zeros((320, 640, 3), np.uint8), (640, 640))
+    assert out[0, 0].tolist() == [114, 114, 114] and lb.dy == 160
+
+
+def test_exif_orientation_is_applied(tmp_path: Path) -> None:
+    from PIL import Image
+
+    img = Image.new("RGB", (60, 30), (255, 0, 0))
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotate 90° clockwise to view
+    path = tmp_path / "rotated.jpg"
+    img.save(path, exif=exif)
+    assert load_image(path).shape[:2] == (60, 30)
+
+
+def test_unreadable_photo(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.jpg"
+    bad.write_text("not an image")
+    with pytest.raises(ImageError, match="not an image file"):
+        load_image(bad)
+
+
+def test_detections_columns_must_agree() -> None:
+    with pytest.raises(ValueError, match="same boxes"):
+        Detections(np.zeros((2, 4)), np.zeros(3), np.zeros(2, np.int64))
+
+
+def _hand_model(tmp_path: Path) -> tuple[Path, Path]:
+    """A fake model that 'sees' a 14-tile hand row (winning tile apart) and a photo."""
+    from PIL import Image
+
+    classes = [0, 1, 2, 12, 13, 14, 24, 25, 26, 27, 27, 28, 28]
+    boxes = [(60 + 36 * k, 320, 34, 46, c, 0.9) for k, c in enumerate(classes)]
+    boxes.append((60 + 36 * 13 + 14, 320, 34, 46, 28, 0.9))
+    model = fake_model(tmp_path, boxes)
+    photo = tmp_path / "hand.jpg"
+    Image.new("RGB", (640, 640), (30, 120, 60)).save(photo)
+    return model, photo
+
+
+def test_cli_read_json_and_annotate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from hupai.cli import main
+
+    model, photo = _hand_model(tmp_path)
+    out = tmp_path / "annotated.png"
+    assert main(["read", str(photo), "--json", "--model", str(model), "--annotate", str(out)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["hand"] == "123m456p789s11222z" and data["win_tile"] == "2z"
+    assert data["win_tile_set_apart"] is True and data["warnings"] == []
+    assert len(data["detections"]["xyxy"]) == 14
+    assert out.stat().st_size > 1000
+
+
+def test_cli_read_text_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from hupai.cli import main
+
+    model, photo = _hand_model(tmp_path)
+    assert main(["read", str(photo), "--model", str(model)]) == 0
+    assert "123m456p789s11222z" in capsys.readouterr().out
+    assert main(["read", str(tmp_path / "missing.jpg"), "--model", str(model)]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["read", str(photo), "--model", str(model), "--annotate", str(photo)]) == 2
+    assert "would overwrite an input photo" in capsys.readouterr().err
+
+
+def test_cli_score_photo_needs_a_city(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from hupai.cli import main
+
+    model, photo = _hand_model(tmp_path)
+    assert main(["score", "--photo", str(photo), "--model", str(model)]) == 2
+    assert "--photo needs --city" in capsys.readouterr().err
+
+
+def test_cli_score_photo_builds_the_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The request handed to the scorer holds the context options and the photo's fields."""
+    import scoring
+
+    from hupai.cli import main
+
+    model, photo = _hand_model(tmp_path)
+    seen: dict[str, object] = {}
+
+    def fake_score(data: dict[str, object]) -> object:
+        seen.update(data)
+        raise scoring.ScoringInputError("city", "stop here")
+
+    monkeypatch.setattr(scoring, "score", fake_score)
+    args = ["score", "--photo", str(photo), "--model", str(model), "--city", "nanning"]
+    assert main([*args, "--winner", "0", "--win", "self_draw"]) == 2
+    assert seen == {
+        "city": "nanning",
+        "winner": 0,
+        "win": "self_draw",
+        "hand": "123m456p789s11222z",
+        "win_tile": "2z",
+        "melds": [],
+    }
