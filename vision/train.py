@@ -105,7 +105,7 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
     """Run (or resume) one training stage; returns the path of its best weights."""
     run_dir = Path(config.project).resolve() / config.name
     prepare_offline_env(Path(config.project).resolve())
-    from ultralytics import YOLO  # heavy; the train extra
+    from ultralytics import YOLO  # type: ignore[attr-defined]
 
     last = run_dir / "weights" / "last.pt"
     if resume and not last.exists():
@@ -154,7 +154,7 @@ def export_onnx(
     scores) that needs NMS.
     """
     prepare_offline_env(weights.resolve().parents[2])
-    from ultralytics import YOLO
+    from ultralytics import YOLO  # type: ignore[attr-defined]
 
     model = YOLO(str(weights))
     train_args = dict((getattr(model, "ckpt", None) or {}).get("train_args", {}))
