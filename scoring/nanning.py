@@ -26,12 +26,15 @@ from typing import Annotated
 
 from scoring.city import City, Request, TileSet
 from scoring.decompose import Decomposition, Shape, ShapeRules, WaitKind
-from scoring.fields import Between, ScoringInputError, Seat, setting
+from scoring.fields import Between, ScoringInputError, Seat, required, setting
 from scoring.hand import Hand, MeldKind, WinContext, WinMethod, others
 from scoring.settlement import Item, ItemGroup, Json, Pattern, Reason, Result, Settlement
 from scoring.tiles import Suit, Tile, format_tiles, parse_tiles
 
 SEAT_NAMES = ("East", "South", "West", "North")
+#: The fewest tiles the winner must hold outside exposed melds to fish, and the most flipped.
+FISHING_MIN_TILES = 9
+FISHING_MAX_TILES = 3
 
 
 # -- options and table fields ------------------------------------------------------------------
@@ -59,8 +62,8 @@ class NanningOptions:
 class Sealing:
     """封胡: ``seat`` is sealed by ``by`` (the player it let pung or kong three times)."""
 
-    seat: Seat = setting(0, "the sealed seat: it cannot win this hand")
-    by: Seat = setting(0, "the sealing seat: if it wins, the sealed seat pays (see the rules)")
+    seat: Seat = required("the sealed seat: it cannot win this hand")
+    by: Seat = required("the sealing seat: when it wins, the sealed seat pays (see the rules)")
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,19 @@ class NanningTable:
         "override: the hand is worth this many points instead of the table's rows "
         "(the seed's fishing examples use a 5-point hand)",
     )
+
+    def __post_init__(self) -> None:
+        shown = format_tiles(self.fishing)
+        if len(self.fishing) > FISHING_MAX_TILES:
+            raise ScoringInputError(
+                "fishing",
+                f"'{shown}' is {len(self.fishing)} tiles; the winner flips at most "
+                f"{FISHING_MAX_TILES}",
+            )
+        if any(t.is_flower for t in self.fishing):
+            raise ScoringInputError(
+                "fishing", f"'{shown}' holds a flower; nanning is played without flowers"
+            )
 
 
 # -- the table's rows --------------------------------------------------------------------------
@@ -245,10 +261,6 @@ def counted_rows(rows: Sequence[Pattern], combine: Combine) -> tuple[Pattern, ..
 #: North → 3. Numbered tiles name seat (rank − 1) mod 4: 1 5 9 → 0, 2 6 → 1, 3 7 → 2, 4 8 → 3.
 HONOR_SEAT: Mapping[int, int] = {1: 0, 2: 1, 3: 2, 4: 3, 5: 2, 6: 1, 7: 0}
 
-#: The fewest tiles the winner must hold outside exposed melds to fish.
-FISHING_MIN_TILES = 9
-FISHING_MAX_TILES = 3
-
 
 def seat_named_by(tile: Tile) -> int:
     """The seat a flipped tile names.
@@ -385,12 +397,6 @@ class Nanning(City[NanningOptions, NanningTable]):
                     f"required for the {meld.kind.value} '{format_tiles(meld.tiles)}' "
                     f"in nanning: {who} pays its kong payout",
                 )
-        if len(table.fishing) > FISHING_MAX_TILES:
-            raise ScoringInputError(
-                "fishing",
-                f"'{format_tiles(table.fishing)}' is {len(table.fishing)} tiles; "
-                f"the winner flips at most {FISHING_MAX_TILES}",
-            )
         if table.fishing and win.last_tile:
             raise ScoringInputError(
                 "fishing",
@@ -401,6 +407,14 @@ class Nanning(City[NanningOptions, NanningTable]):
             raise ScoringInputError(
                 "sealed.by", f"{table.sealed.by} is the sealed seat itself; a player seals another"
             )
+        if win.method is WinMethod.ROBBED_KONG:
+            copies = hand.all_tiles.count(hand.win_tile)
+            if copies != 1:
+                raise ScoringInputError(
+                    "win_tile",
+                    f"'{hand.win_tile}' appears {copies} times in the winner's tiles; a robbed "
+                    "kong's tile is the fourth copy, the other three are in the robbed pung",
+                )
         if win.first_turn and hand.exposed_melds:
             raise ScoringInputError(
                 "first_turn",
