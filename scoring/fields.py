@@ -212,6 +212,19 @@ def shown_tiles(instance: object) -> tuple[Tile, ...]:
     return tuple(out)
 
 
+def shown_fields(instance: object) -> tuple[tuple[str, tuple[Tile, ...]], ...]:
+    """The tiles of each top-level field that is, or holds, a ``shown=True`` field, by
+    field name (so that an error can name ``indicator`` or ``fishing``)."""
+    out: list[tuple[str, tuple[Tile, ...]]] = []
+    for f in dataclasses.fields(cast(Any, instance)):
+        value = getattr(instance, f.name)
+        if f.metadata.get("shown"):
+            out.append((f.name, tuple(_tiles_in(value))))
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            out.append((f.name, shown_tiles(value)))
+    return tuple((name, tiles) for name, tiles in out if tiles)
+
+
 def _tiles_in(value: object) -> list[Tile]:
     if isinstance(value, Tile):
         return [value]

@@ -19,7 +19,7 @@ from scoring.fields import (
     parse_tile,
     parse_tile_list,
     parse_value,
-    shown_tiles,
+    shown_fields,
     to_json,
 )
 from scoring.hand import (
@@ -330,12 +330,11 @@ def _check_tiles(hand: Hand, city: City[Any, Any], table: object) -> None:
             f"{len(hand.melds)} melds; a winning hand holds {expected} "
             "(14, 3 fewer per meld, a kong counting as 3)",
         )
-    shown = shown_tiles(table)
     places = (
         ("hand", hand.concealed),
         ("melds", hand.meld_tiles),
         ("flowers", hand.flowers),
-        ("table", shown),
+        *shown_fields(table),
     )
     for where, tiles in places:
         for tile in tiles:
