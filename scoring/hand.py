@@ -205,10 +205,12 @@ class Hand:
         return len(self.concealed)
 
     def concealed_counts(self) -> list[int]:
-        """The concealed tiles as a 34-vector of counts (index = ``Tile.index``)."""
+        """The concealed tiles as a 34-vector of counts (index = ``Tile.index``); flowers
+        held in the hand (see ``City.flowers_in_hand``) are not counted."""
         counts = [0] * KINDS
         for tile in self.concealed:
-            counts[tile.index] += 1
+            if not tile.is_flower:
+                counts[tile.index] += 1
         return counts
 
     @property
