@@ -48,7 +48,9 @@ def annotate(image: Image, reading: Reading) -> Image:
         label = g.role.value.replace("_", " ")
         if g.meld is not None:
             label = g.meld.value.replace("_", " ")
-        top = box[np.argmin(box[:, 1])]
+        elif g.tiles == (reading.win_detection,):
+            label = "win"
+        top = box[np.argmin(box[:, 0] + box[:, 1])]  # top-left corner
         _text(out, label, (int(top[0]), int(top[1]) - 4 * thick), fs, colour, thick)
 
     for i, quad in enumerate(reading.quads):
@@ -120,8 +122,13 @@ def save_annotated(image: Image, reading: Reading, out: str | Path) -> Path:
     import cv2
 
     path = Path(out)
-    ok, data = cv2.imencode(path.suffix or ".jpg", annotate(image, reading))
+    try:
+        ok, data = cv2.imencode(path.suffix or ".jpg", annotate(image, reading))
+    except cv2.error:
+        ok = False
     if not ok:
-        raise ImageError(f"{path}: cannot write an image with suffix '{path.suffix}' (use .jpg or .png)")
+        raise ImageError(
+            f"{path}: cannot write an image with suffix '{path.suffix}' (use .jpg or .png)"
+        )
     path.write_bytes(data.tobytes())
     return path

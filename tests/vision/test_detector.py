@@ -16,7 +16,9 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper  # noqa: E402
 
 
-def fake_model(tmp_path: Path, boxes: list[tuple[float, float, float, float, int, float]], names=CLASS_NAMES) -> Path:
+def fake_model(
+    tmp_path: Path, boxes: list[tuple[float, float, float, float, int, float]], names=CLASS_NAMES
+) -> Path:
     """An ONNX model whose output holds ``boxes`` (cx, cy, w, h in input px, class, score)."""
     nc = len(names)
     out = np.zeros((1, 4 + nc, 8400), np.float32)
@@ -26,7 +28,9 @@ def fake_model(tmp_path: Path, boxes: list[tuple[float, float, float, float, int
     const = helper.make_tensor("c", TensorProto.FLOAT, out.shape, out.ravel().tolist())
     nodes = [
         helper.make_node("ReduceMean", ["images"], ["m"], keepdims=0),
-        helper.make_node("Constant", [], ["zero"], value=helper.make_tensor("z", TensorProto.FLOAT, [], [0.0])),
+        helper.make_node(
+            "Constant", [], ["zero"], value=helper.make_tensor("z", TensorProto.FLOAT, [], [0.0])
+        ),
         helper.make_node("Mul", ["m", "zero"], ["m0"]),
         helper.make_node("Constant", [], ["table"], value=const),
         helper.make_node("Add", ["table", "m0"], ["output0"]),
@@ -47,7 +51,12 @@ def fake_model(tmp_path: Path, boxes: list[tuple[float, float, float, float, int
         "classes_version": 1,
         "class_names": list(names),
         "input": {"name": "images", "shape": [1, 3, 640, 640]},
-        "preprocessing": {"letterbox": True, "pad_value": 114, "scale": 1 / 255, "channel_order": "RGB"},
+        "preprocessing": {
+            "letterbox": True,
+            "pad_value": 114,
+            "scale": 1 / 255,
+            "channel_order": "RGB",
+        },
         "output": {"name": "output0", "shape": [1, 4 + nc, 8400], "box_format": "cxcywh"},
     }
     path.with_suffix(".json").write_text(json.dumps(manifest))
@@ -176,10 +185,11 @@ def test_cli_score_photo_needs_a_city(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "--photo needs --city" in capsys.readouterr().err
 
 
-def test_cli_score_photo_builds_the_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_score_photo_builds_the_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The request handed to the scorer holds the context options and the photo's fields."""
     import scoring
-
     from hupai.cli import main
 
     model, photo = _hand_model(tmp_path)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-
 from vision_scenes import Scene, hand_row, synth_detections, synth_scenes
+
 from vision.classes import CLASS_NAMES
 from vision.detections import Detections
 from vision.layout import CalledFrom, MeldShape, Role, analyse, row_angle
@@ -136,7 +136,13 @@ def test_no_detections() -> None:
     assert lay.groups == () and lay.winning is None
 
 
-_ROLE = {"hand": "hand", "meld": "meld", "flowers": "flowers", "indicator": "set_apart", "fishing": "set_apart"}
+_ROLE = {
+    "hand": "hand",
+    "meld": "meld",
+    "flowers": "flowers",
+    "indicator": "set_apart",
+    "fishing": "set_apart",
+}
 
 
 def _structure_matches(scene: dict[str, object]) -> bool:

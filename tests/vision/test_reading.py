@@ -132,7 +132,9 @@ class StandIn:
         c = self.det.centres @ m[:, :2].T + m[:, 2]
         zoom = math.sqrt(abs(np.linalg.det(m[:, :2])))
         sizes = self.level_sizes * zoom
-        return Detections.make(np.hstack([c - sizes / 2, c + sizes / 2]), self.det.class_id, self.det.confidence)
+        return Detections.make(
+            np.hstack([c - sizes / 2, c + sizes / 2]), self.det.class_id, self.det.confidence
+        )
 
 
 def test_tilted_photo_is_read_again_level() -> None:
@@ -153,10 +155,18 @@ def test_tilted_photo_is_read_again_level() -> None:
 def test_real_photo_labels_read_as_one_hand_row() -> None:
     """Boxes of a committed real photo (a row of 13 tiles and a flower): one row, no meld."""
     rows = np.loadtxt(Path(__file__).parent / "fixtures" / "real" / "row14a.txt", ndmin=2)
-    xy = np.stack(
-        [rows[:, 1] - rows[:, 3] / 2, rows[:, 2] - rows[:, 4] / 2, rows[:, 1] + rows[:, 3] / 2, rows[:, 2] + rows[:, 4] / 2],
-        axis=1,
-    ) * 640
+    xy = (
+        np.stack(
+            [
+                rows[:, 1] - rows[:, 3] / 2,
+                rows[:, 2] - rows[:, 4] / 2,
+                rows[:, 1] + rows[:, 3] / 2,
+                rows[:, 2] + rows[:, 4] / 2,
+            ],
+            axis=1,
+        )
+        * 640
+    )
     r = build_reading(Detections.make(xy, rows[:, 0].astype(int)), None, None, (640, 640))
     assert len(r.layout.rows) == 1
     assert len(r.hand) == 13 and r.melds == () and [str(t) for t in r.flowers] == ["3f"]

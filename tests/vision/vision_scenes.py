@@ -27,18 +27,18 @@ class Scene:
 
     tiles: list[tuple[int, float, float, bool]] = field(default_factory=list)
 
-    def run(self, tiles: str, x: float, y: float, sideways: set[int] | None = None, gap: float = 1.0) -> float:
+    def run(
+        self, tiles: str, x: float, y: float, sideways: set[int] | None = None, gap: float = 1.0
+    ) -> float:
         """Lay tiles left to right from ``x``; ``back`` tiles as 'X'. Returns the x after."""
         sideways = sideways or set()
-        k = 0
-        for token in _tokens(tiles):
+        for k, token in enumerate(_tokens(tiles)):
             side = k in sideways
             w = H if side else W
             cls = BACK if token == "X" else parse_tiles(token)[0].index
             cy = y + (H - W) / 2 if side else y
             self.tiles.append((cls, x + w / 2, cy, side))
             x += w + gap
-            k += 1
         return x
 
     def detections(
