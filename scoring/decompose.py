@@ -639,7 +639,7 @@ def _honor_block(
                 if (pung or pr) and not have:
                     continue
                 v = covered + 3 * pung + 2 * pr
-                if v < have or v > cap:
+                if v < have or v > cap or v - have > max_j:  # more fills than wilds
                     continue
                 g = ((_PUNG[27 + k],) if pung else ()) + ((_PAIR[27 + k],) if pr else ())
                 choices.append((v - have, pung, pr, g))
@@ -649,7 +649,7 @@ def _honor_block(
             per_kind.append(choices)
         if not ok:
             continue
-        for pick in product(*per_kind):
+        for pick in _bounded_picks(per_kind, max_j, max_sets - len(chows)):
             used = sum(x[0] for x in pick)
             sets = len(chows) + sum(x[1] for x in pick)
             pairs = sum(x[2] for x in pick)
@@ -666,6 +666,31 @@ def _honor_block(
                 (len(fills_l), sets, pairs, tuple(sorted(groups, key=_group_order)), tuple(fills_l))
             )
     return tuple(out)
+
+
+_Pick = tuple[int, int, int, tuple[Group, ...]]  # (fills, pungs, pairs, groups) of one kind
+
+
+def _bounded_picks(
+    per_kind: Sequence[Sequence[_Pick]], max_j: int, max_sets: int
+) -> Iterator[tuple[_Pick, ...]]:
+    """``product(*per_kind)`` in the same order, without the picks that use more than
+    ``max_j`` fills, ``max_sets`` pungs or one pair (pruned as soon as a prefix exceeds)."""
+    chosen: list[_Pick] = []
+
+    def walk(k: int, used: int, sets: int, pairs: int) -> Iterator[tuple[_Pick, ...]]:
+        if k == len(per_kind):
+            yield tuple(chosen)
+            return
+        for pick in per_kind[k]:
+            u, s, p = used + pick[0], sets + pick[1], pairs + pick[2]
+            if u > max_j or s > max_sets or p > 1:
+                continue
+            chosen.append(pick)
+            yield from walk(k + 1, u, s, p)
+            chosen.pop()
+
+    return walk(0, 0, 0, 0)
 
 
 def _honor_chow_multisets(
