@@ -12,55 +12,8 @@ from vision.classes import CLASS_NAMES
 from vision.detections import Detections
 from vision.detector import Detector, ImageError, ModelError, decode, letterbox, load_image
 
-onnx = pytest.importorskip("onnx")
-from onnx import TensorProto, helper  # noqa: E402
-
-
-def fake_model(
-    tmp_path: Path, boxes: list[tuple[float, float, float, float, int, float]], names=CLASS_NAMES
-) -> Path:
-    """An ONNX model whose output holds ``boxes`` (cx, cy, w, h in input px, class, score)."""
-    nc = len(names)
-    out = np.zeros((1, 4 + nc, 8400), np.float32)
-    for k, (cx, cy, w, h, cls, score) in enumerate(boxes):
-        out[0, :4, k] = (cx, cy, w, h)
-        out[0, 4 + cls, k] = score
-    const = helper.make_tensor("c", TensorProto.FLOAT, out.shape, out.ravel().tolist())
-    nodes = [
-        helper.make_node("ReduceMean", ["images"], ["m"], keepdims=0),
-        helper.make_node(
-            "Constant", [], ["zero"], value=helper.make_tensor("z", TensorProto.FLOAT, [], [0.0])
-        ),
-        helper.make_node("Mul", ["m", "zero"], ["m0"]),
-        helper.make_node("Constant", [], ["table"], value=const),
-        helper.make_node("Add", ["table", "m0"], ["output0"]),
-    ]
-    graph = helper.make_graph(
-        nodes,
-        "fake",
-        [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, 640, 640])],
-        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, [1, 4 + nc, 8400])],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
-    model.ir_version = 8
-    path = tmp_path / "fake.onnx"
-    onnx.save(model, path)
-    manifest = {
-        "name": "fake",
-        "version": "0",
-        "classes_version": 1,
-        "class_names": list(names),
-        "input": {"name": "images", "shape": [1, 3, 640, 640]},
-        "preprocessing": {
-            "letterbox": True,
-            "pad_value": 114,
-            "scale": 1 / 255,
-            "channel_order": "RGB",
-        },
-        "output": {"name": "output0", "shape": [1, 4 + nc, 8400], "box_format": "cxcywh"},
-    }
-    path.with_suffix(".json").write_text(json.dumps(manifest))
-    return path
+pytest.importorskip("onnx")
+from fake_models import fake_model
 
 
 def test_detect_maps_boxes_back_through_the_letterbox(tmp_path: Path) -> None:
