@@ -451,7 +451,28 @@ class Guiyang(City[GuiyangOptions, GuiyangTable]):
             self._check_feeder(f"melds[{meld_index}].from", meld.kind, meld.claimed_from, options)
         for i, kong in enumerate(table.kongs):
             self._check_other_kong(i, kong, request, chickens)
+        self._check_kong_copies(request, chickens)
         self._responsible_seat(request)  # raises on a contradiction
+
+    def _check_kong_copies(
+        self, request: Request[GuiyangOptions, GuiyangTable], chickens: Chickens
+    ) -> None:
+        """At most four copies with the other seats' kongs counted (the core counted the
+        hand, melds, indicator and ``chickens``, which hold any kong of a chicken)."""
+        table = request.table
+        seen = Counter(request.hand.all_tiles)
+        seen.update(t for t in (table.indicator,) if t is not None)
+        seen.update(t for tiles in table.chickens for t in tiles)
+        for kong in table.kongs:
+            if not chickens.is_chicken(kong.tile):
+                seen[kong.tile] += 4
+        for i, kong in enumerate(table.kongs):
+            if seen[kong.tile] > 4:
+                raise ScoringInputError(
+                    f"kongs[{i}]",
+                    f"{seen[kong.tile]} copies of {kong.tile} with the hand, melds, indicator, "
+                    "chickens and kongs; a set has only 4",
+                )
 
     def _check_feeder(
         self, path: str, kind: MeldKind, feeder: int | None, options: GuiyangOptions
@@ -507,20 +528,6 @@ class Guiyang(City[GuiyangOptions, GuiyangTable]):
                     f"seat {kong.seat} has a kong of {kong.tile} (a chicken) but only {held} "
                     f"listed; list all four",
                 )
-        # copies: the core counted the hand, melds, indicator and chickens (kongs of a
-        # chicken are inside ``chickens``)
-        seen = Counter(request.hand.all_tiles)
-        seen.update(t for t in (table.indicator,) if t is not None)
-        seen.update(t for tiles in table.chickens for t in tiles)
-        seen.update(
-            k.tile for k in table.kongs if not chickens.is_chicken(k.tile) for _ in range(4)
-        )
-        if seen[kong.tile] > 4:
-            raise ScoringInputError(
-                path,
-                f"{seen[kong.tile]} copies of {kong.tile} with the hand, melds, indicator, "
-                "chickens and kongs; a set has only 4",
-            )
 
     def _responsible_seat(self, request: Request[GuiyangOptions, GuiyangTable]) -> int | None:
         """The one seat with a pung or kong claimed on 1s, if any (only four 1s exist, so
@@ -695,7 +702,7 @@ class Guiyang(City[GuiyangOptions, GuiyangTable]):
                         amount,
                         "yellow_tile",
                         f"yellow tile 黄牌: seat {payer.seat} not ready pays ready seat "
-                        f"{payee.seat} its hand ({payee.points} points"
+                        f"{payee.seat} its hand ({_points(payee.points)}"
                         + (f" × {options.base_points} base" if options.base_points > 1 else "")
                         + ")",
                     )
@@ -763,6 +770,10 @@ def ready_hand(hand: SeatHand, combine: Combine) -> ReadyHand:
         if found is not None and found[0] > best.points:
             best = ReadyHand(hand.seat, waits, found[0], found[1], tile, found[2])
     return best
+
+
+def _points(n: int) -> str:
+    return f"{n} point" if n == 1 else f"{n} points"
 
 
 def chicken_settlement(scores: Sequence[ChickenScore]) -> Settlement:
