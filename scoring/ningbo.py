@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import lru_cache
 from itertools import combinations_with_replacement
 from types import MappingProxyType
 from typing import Annotated
@@ -811,38 +812,38 @@ def _set_choices(
     room: list[int], baida: Baida, situation: Situation, free_sets: int
 ) -> tuple[Group, ...]:
     """What a set made only of baida may be: every pung and chow with room, less those
-    that score exactly like two others already kept (see ``_signature``); a chow that is
-    no baida kind and cannot hold the winning tile scores no better than a pung of its suit,
-    so it is only kept where its suit has no such pung."""
-    wild = {t.index for t in baida.kinds}
+    that score exactly like others already kept (see ``_signature``; as many are kept as
+    there are free sets, so that they can share a kind of choice). A chow that holds no
+    baida kind and cannot hold the winning tile scores no better than a pung of its suit,
+    so it is only kept where its suit has fewer such pungs than free sets."""
+    wild = frozenset(t.index for t in baida.kinds)
     candidates: list[Group] = []
     for block in _BLOCKS:
-        plain_pung = False
+        plain_pungs = 0
         for i in block:
             if room[i] >= 3:
                 candidates.append(_pung(i))
-                plain_pung = plain_pung or i not in wild
+                plain_pungs += i not in wild
         if block.start >= 27:
             continue
         for i in block[:7]:
             if all(room[j] >= 1 for j in (i, i + 1, i + 2)):
-                chow = _chow(i)
                 holds_wild = any(j in wild for j in (i, i + 1, i + 2))
-                if holds_wild or situation.win_is_baida or not plain_pung:
-                    candidates.append(chow)
+                if holds_wild or situation.win_is_baida or plain_pungs < free_sets:
+                    candidates.append(_chow(i))
     return _distinct(candidates, wild, situation, keep=free_sets)
 
 
 def _pair_choices(room: list[int], baida: Baida, situation: Situation) -> tuple[Group, ...]:
     """What a pair made only of baida may be: one pair per way of scoring (its block, and
     the baida kinds it is made of)."""
-    wild = {t.index for t in baida.kinds}
+    wild = frozenset(t.index for t in baida.kinds)
     candidates = [_pair(i) for i in range(KINDS) if room[i] >= 2]
     return _distinct(candidates, wild, situation, keep=1)
 
 
 def _distinct(
-    groups: Sequence[Group], wild: set[int], situation: Situation, keep: int
+    groups: Sequence[Group], wild: frozenset[int], situation: Situation, keep: int
 ) -> tuple[Group, ...]:
     seen: Counter[tuple[object, ...]] = Counter()
     out: list[Group] = []
@@ -854,13 +855,14 @@ def _distinct(
     return tuple(out)
 
 
-def _signature(group: Group, wild: set[int], situation: Situation) -> tuple[object, ...]:
+@lru_cache(maxsize=8192)
+def _signature(group: Group, wild: frozenset[int], situation: Situation) -> tuple[object, ...]:
     """Everything of a free group the tai table can see: its block, pung or chow, the
     honor patterns it makes, how many values of each baida kind it holds (还搭 and baida
     used as wild), and the waits it offers a baida winning tile. Groups with the same
     signature score alike (given room for their copies).
 
-    >>> sig = lambda text: _signature(_reading(text, "11m").sets[0], {21}, _SIT)
+    >>> sig = lambda text: _signature(_reading(text, "11m").sets[0], frozenset({21}), _SIT)
     >>> sig("123m") == sig("789m"), sig("123m") == sig("456m"), sig("111p") == sig("999p")
     (True, True, True)
     >>> sig("234s") == sig("789s"), sig("555z") == sig("666z"), sig("222z") == sig("333z")
