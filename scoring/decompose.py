@@ -422,7 +422,27 @@ def is_winning(
     >>> is_winning(hand), is_winning(hand, wilds=tiles("1z"))
     (False, False)
     """
-    return bool(decompose(counts, melds, wilds, rules))
+    if (
+        (wilds and any(counts[t.index] for t in wilds if not t.is_flower))
+        or rules.honor_sequences
+        or (melds == 0 and _has_special_shapes(rules))
+        or len(counts) != KINDS
+        or sum(counts) != 14 - 3 * melds
+    ):
+        return bool(decompose(counts, melds, wilds, rules))
+    # the common case, without building a single reading
+    if rules.standard and _plain_standard_wins(counts):
+        return True
+    return melds == 0 and rules.seven_pairs and _plain_seven_pairs(counts, rules.quad_pairs)
+
+
+def _has_special_shapes(rules: ShapeRules) -> bool:
+    return (
+        rules.thirteen_orphans
+        or rules.thirteen_misfits
+        or rules.all_unrelated
+        or rules.knitted_dragon
+    )
 
 
 def ready_tiles(
@@ -471,7 +491,10 @@ def _decompose_cached(
     wt = tuple(wild_tiles)
     nat = tuple(naturals)
     found: list[Decomposition] = []
-    if rules.standard:
+    if rules.standard and not jokers and not rules.honor_sequences:
+        for groups in _plain_standard(nat):
+            found.append(Decomposition(Shape.STANDARD, groups))
+    elif rules.standard:
         for groups, fills, free_sets, free_pair in _standard(
             nat, jokers, 4 - melds, caps_t, rules.honor_sequences
         ):
@@ -493,6 +516,166 @@ def _decompose_cached(
 
 
 _FOUR = (4,) * KINDS
+
+# -- without wilds: the common case, kept lean -------------------------------------------------
+# Per suit, the readings of its 9 counts: (has the pair, groups). Memoised per suit; a suit
+# holds 3n or 3n+2 tiles, so its readings fix how many sets it brings.
+_SuitReadings = tuple[tuple[bool, tuple[Group, ...]], ...]
+_PLAIN_SUITS: tuple[dict[tuple[int, ...], _SuitReadings], ...] = ({}, {}, {})
+# the same order as the general scan: fewest chows first
+_PUNG_PAIR_ORDER = ((1, 1), (1, 0), (0, 1), (0, 0))
+_PUNG_ORDER = ((1, 0), (0, 0))
+
+
+def _plain_suit(part: tuple[int, ...], offset: int) -> _SuitReadings:
+    """Every reading of one suit's counts as sets (and the pair when 3n+2 tiles)."""
+    cache = _PLAIN_SUITS[offset // 9]
+    found = cache.get(part)
+    if found is not None:
+        return found
+    out: list[tuple[bool, tuple[Group, ...]]] = []
+    c = list(part)
+    groups: list[Group] = []
+    with_pair = sum(part) % 3 == 2
+
+    def scan(r: int, pair: bool) -> None:
+        while r < 9 and not c[r]:
+            r += 1
+        if r == 9:
+            if pair == with_pair:
+                out.append((pair, tuple(groups)))
+            return
+        x = c[r]
+        for pung, pr in _PUNG_PAIR_ORDER if (with_pair and not pair) else _PUNG_ORDER:
+            k = x - 3 * pung - 2 * pr  # the chows that must start here
+            if k < 0 or (k and (r > 6 or c[r + 1] < k or c[r + 2] < k)):
+                continue
+            c[r] = 0
+            if k:
+                c[r + 1] -= k
+                c[r + 2] -= k
+                groups.extend([_CHOW[offset + r]] * k)
+            if pung:
+                groups.append(_PUNG[offset + r])
+            if pr:
+                groups.append(_PAIR[offset + r])
+            scan(r + 1, pair or bool(pr))
+            del groups[len(groups) - k - pung - pr :]
+            if k:
+                c[r + 1] += k
+                c[r + 2] += k
+            c[r] = x
+
+    if sum(part) % 3 != 1:
+        scan(0, False)
+    result = tuple(out)
+    cache[part] = result
+    return result
+
+
+def _plain_honors(nat: Sequence[int]) -> tuple[Group, ...] | None:
+    """Honors without wilds: pungs and the pair only; None when they cannot be read."""
+    groups: list[Group] = []
+    for k in range(27, 34):
+        n = nat[k]
+        if n == 3:
+            groups.append(_PUNG[k])
+        elif n == 2:
+            groups.append(_PAIR[k])
+        elif n:
+            return None
+    return tuple(groups)
+
+
+def _plain_standard(nat: Sequence[int]) -> list[tuple[Group, ...]]:
+    """Four sets (beside the melds) and a pair, no wilds: the product of the suit readings."""
+    honors = _plain_honors(nat)
+    if honors is None:
+        return []
+    pairs = sum(1 for g in honors if g.kind is GroupKind.PAIR)
+    blocks: list[_SuitReadings] = []
+    for offset in (0, 9, 18):
+        part = tuple(nat[offset : offset + 9])
+        if any(part):
+            readings = _plain_suit(part, offset)
+            if not readings:
+                return []
+            pairs += readings[0][0]
+            blocks.append(readings)
+    if pairs != 1:
+        return []
+    out: list[tuple[Group, ...]] = []
+    for combo in product(*blocks):
+        groups: tuple[Group, ...] = ()
+        for _, g in combo:
+            groups += g
+        out.append(groups + honors)
+    return out
+
+
+def _plain_standard_wins(nat: Sequence[int]) -> bool:
+    """Whether ``_plain_standard`` finds a reading, without building them."""
+    honors = nat[27:34]
+    if 1 in honors or 4 in honors:
+        return False
+    pairs = honors.count(2)
+    if pairs > 1:
+        return False
+    for part, cache in (
+        (tuple(nat[0:9]), _SUIT_WINS[0]),
+        (tuple(nat[9:18]), _SUIT_WINS[1]),
+        (tuple(nat[18:27]), _SUIT_WINS[2]),
+    ):
+        ok = cache.get(part)
+        if ok is None:
+            ok = cache[part] = _suit_wins(part)
+        if not ok:
+            return False
+        pairs += sum(part) % 3 == 2
+    return pairs == 1
+
+
+#: Per suit: can its counts be read as sets (and the pair when 3n+2 tiles)? Memoised.
+_SUIT_WINS: tuple[dict[tuple[int, ...], bool], ...] = ({}, {}, {})
+
+
+def _suit_wins(part: tuple[int, ...]) -> bool:
+    """One suit as sets, plus the pair when it holds 3n+2 tiles. Sets alone are found
+    greedily (the chows starting at the lowest rank can be taken as its count mod 3: three
+    equal chows are three pungs); the pair can only sit on a rank p with 2p ≡ Σ rank·count
+    (mod 3), since every set weighs 0 mod 3."""
+    n = sum(part)
+    if n % 3 == 1:
+        return False
+    if n % 3 == 0:
+        return _sets_only(list(part))
+    weight = sum(i * x for i, x in enumerate(part)) % 3
+    for p in range(2 * weight % 3, 9, 3):
+        if part[p] >= 2:
+            c = list(part)
+            c[p] -= 2
+            if _sets_only(c):
+                return True
+    return False
+
+
+def _sets_only(c: list[int]) -> bool:
+    for r in range(7):
+        k = c[r] % 3
+        if k:
+            c[r + 1] -= k
+            c[r + 2] -= k
+            if c[r + 1] < 0 or c[r + 2] < 0:
+                return False
+    return c[7] % 3 == 0 and c[8] % 3 == 0
+
+
+def _plain_seven_pairs(nat: Sequence[int], quad_pairs: bool) -> bool:
+    twos = list(nat).count(2)
+    if not quad_pairs:
+        return twos == 7
+    fours = list(nat).count(4)
+    return twos + 2 * fours == 7 and twos + fours + list(nat).count(0) == KINDS
 
 
 def _tiles(indices: Iterable[int]) -> tuple[Tile, ...]:
@@ -884,6 +1067,10 @@ def clear_caches() -> None:
     _decompose_cached.cache_clear()
     _numbered_block.cache_clear()
     _honor_block.cache_clear()
+    for cache in _PLAIN_SUITS:
+        cache.clear()
+    for flags in _SUIT_WINS:
+        flags.clear()
 
 
 __all__ = [

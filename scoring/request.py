@@ -199,15 +199,18 @@ def _concealed(data: Mapping[str, Any], flowers_allowed: bool = False) -> tuple[
     return tiles
 
 
-def _seat(data: Mapping[str, Any], name: str, required: bool = False) -> int | None:
+def _seat(
+    data: Mapping[str, Any], name: str, required: bool = False, path: str | None = None
+) -> int | None:
+    where = name if path is None else path
     if data.get(name) is None:
         if required:
-            raise ScoringInputError(name, "required (a seat 0-3; 0 is the dealer)")
+            raise ScoringInputError(where, "required (a seat 0-3; 0 is the dealer)")
         return None
     value = data[name]
     if isinstance(value, bool) or not isinstance(value, int) or value not in SEATS:
         shown = f"'{value}'" if isinstance(value, str) else repr(value)
-        raise ScoringInputError(name, f"{shown} is not a seat (0-3; 0 is the dealer)")
+        raise ScoringInputError(where, f"{shown} is not a seat (0-3; 0 is the dealer)")
     return value
 
 
@@ -238,7 +241,7 @@ def _melds(raw: object, city: City[Any, Any], options: Any, winner: int) -> tupl
                 raise ScoringInputError(f"{path}.tiles", f"'{text}' is not a chow/pung/kong")
         else:
             kind = parse_value(MeldKind, item["kind"], f"{path}.kind")
-        claimed = _seat(item, "from")
+        claimed = _seat(item, "from", path=f"{path}.from")
         try:
             meld = Meld(kind, tiles, claimed)
         except MeldError as exc:
