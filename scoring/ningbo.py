@@ -629,24 +629,24 @@ def _best(
     situation: Situation,
 ) -> _Best:
     """Score every reading with every way the winning tile completes it, and every choice
-    that can score differently for a set or pair made only of baida; keep the most tai (the
-    first found on a tie, so the answer is stable). Readings with such free groups come
-    last, and are skipped when even their ceiling cannot beat the best so far."""
+    that can score differently for a set or pair made only of baida; keep the most tai.
+    Readings are taken by their ceiling (``_ceiling``), highest first, and the search stops
+    when no ceiling left can beat the best so far; on a tie the first found stays, so the
+    answer is stable."""
     fixed = tuple((code, n) for code, rule in SITUATION_PATTERNS if (n := rule(situation)))
     melds = tuple(_meld_group(m) for m in hand.melds)
     fixed_tai = _tai(fixed)
-    complete = [r for r in readings if r.is_complete]
-    free = sorted(
+    wait_ceiling = max(_tai(_wait_hits(Wait(kind, None), situation)) for kind in WaitKind)
+    ranked = sorted(
         (
-            (_ceiling(r, melds, situation) + fixed_tai, i, r)
+            (fixed_tai + wait_ceiling + _ceiling(r, melds, situation), i, r)
             for i, r in enumerate(readings)
-            if not r.is_complete
         ),
         key=lambda x: (-x[0], x[1]),
     )
     best: _Best | None = None
-    for ceiling, reading in [(None, r) for r in complete] + [(c, r) for c, _, r in free]:
-        if best is not None and ceiling is not None and ceiling <= best.tai:
+    for ceiling, _, reading in ranked:
+        if best is not None and ceiling <= best.tai:
             break
         for option in _options(reading, baida, limits, situation):
             view = Reading.of(
@@ -669,10 +669,18 @@ def _best(
 
 
 def _ceiling(reading: Decomposition, melds: tuple[Group, ...], situation: Situation) -> int:
-    """At least the tai of any completion of a reading with free groups (situation rows
-    left out): each row at its best, as if the free groups could serve them all at once."""
+    """The reading's rows, waits and situation left out: exact for a complete reading; for
+    one with free groups at least what any completion scores — each row at its best, as if
+    the free groups could serve them all at once."""
     groups = reading.groups + melds
-    sets = [g for g in groups if g.kind is not GroupKind.PAIR]
+    sets = tuple(g for g in groups if g.kind is not GroupKind.PAIR)
+    if reading.is_complete:
+        pair = reading.pair
+        assert pair is not None
+        view = Reading.of(
+            sets, pair, bool(reading.wild_tiles), bool(reading.as_wild), bool(reading.at_face_value)
+        )
+        return _tai(tuple((code, rule(view, situation)) for code, rule in READING_PATTERNS))
     blocks = {_block(g.tiles[0]) for g in groups}
     if blocks <= {3}:
         suit = TAI_TABLE[Tai.ALL_HONORS].tai
@@ -689,8 +697,7 @@ def _ceiling(reading: Decomposition, melds: tuple[Group, ...], situation: Situat
     )
     honors += sum(free[: reading.free_sets])
     baida = TAI_TABLE[Tai.BAIDA_WILD].tai + TAI_TABLE[Tai.BAIDA_FACE_VALUE].tai
-    wait = max(_tai(((code, 1),)) for code, _ in WAIT_PATTERNS) * 2
-    return suit + triplets + honors + baida + wait
+    return suit + triplets + honors + baida
 
 
 def _honor_tai(tile: Tile, situation: Situation) -> int:
