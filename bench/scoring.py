@@ -62,8 +62,8 @@ def _seven_wilds_misfit() -> object:
 
 def _ningbo_seven_baida() -> object:
     # Ningbo: 3s flipped, all seven baida in the hand (3s x3, 4s x4), the winning tile a baida:
-    # 248 readings, free baida sets and pairs, every wait of a wild winning tile (searched as
-    # the slowest of 600 random seven-baida hands); the city's own memo is cleared too
+    # 248 readings, free baida sets and pairs, every wait of a wild winning tile (among the two
+    # slowest of 600 random seven-baida hands); the city's own memo is cleared too
     from scoring import score
     from scoring.ningbo import _signature
 
@@ -80,10 +80,28 @@ def _ningbo_seven_baida() -> object:
     )
 
 
+def _nanchang_seven_spirits() -> object:
+    # Nanchang: 3s flipped, the 3 primaries in play and all 4 secondaries in one hand (the most
+    # spirits a hand can hold); the slowest of 150 random such hands (339 readings scored)
+    from scoring import score
+
+    return score(
+        {
+            "city": "nanchang",
+            "hand": "3s3s3s4s4s4s4s3m3m5m7m3p4p4p",
+            "win_tile": "4p",
+            "win": "self_draw",
+            "winner": 1,
+            "indicator": "3s",
+        }
+    )
+
+
 #: Worst cases, one line each. City engineers: append ``Case("<city>: <what>", function)``
 #: where the function scores your slowest realistic request, e.g. with ``scoring.score``.
 CASES: list[Case] = [
     Case("core: 7 wilds, every shape incl. misfits and honor sequences", _seven_wilds_misfit),
+    Case("nanchang: score a hand holding 7 spirits", _nanchang_seven_spirits),
     Case("ningbo: all 7 baida in hand, baida winning tile (score)", _ningbo_seven_baida),
 ]
 
