@@ -232,6 +232,16 @@ def test_misfits_with_wilds_report_seven_star_and_face_value_readings() -> None:
     ]
 
 
+def test_honor_sequence_with_a_wild() -> None:
+    found = decompose(
+        counts("234m55m111p12z567z9m"), wilds=tiles("9m"), rules=ShapeRules(honor_sequences=True)
+    )
+    assert [f"{d} / {format_tiles(d.fills)}" for d in found] == [
+        "234m 55m 111p 123z 567z / 3z",
+        "234m 55m 111p 124z 567z / 4z",
+    ]
+
+
 def test_knitted_dragon_with_a_wild() -> None:
     assert fills_of("147m258p369s12m55s3s", "3s", ShapeRules(knitted_dragon=True)) == ["3m3s"]
 
