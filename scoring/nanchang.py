@@ -631,7 +631,7 @@ class Nanchang(City[NanchangOptions, NanchangTable]):
                 )
             )
             for reading in readings
-            for natural in (not reading.uses_wilds,)
+            for natural in (_natural(reading),)
             for wait in (reading.waits(hand.win_tile) or (None,))
         ]
         # every payer pays the same number of shares whatever the reading: the best reading
@@ -725,7 +725,6 @@ class Nanchang(City[NanchangOptions, NanchangTable]):
             )
         reading = best.situation.reading
         return {
-            "indicator": str(spirits.primary),
             "primary": str(spirits.primary),
             "secondary": str(spirits.secondary),
             "base": best.base.points,
@@ -738,6 +737,12 @@ class Nanchang(City[NanchangOptions, NanchangTable]):
             "indomitable_seat": table.indomitable,
             "readings": n_readings,
         }
+
+
+def _natural(reading: Decomposition) -> bool:
+    """The reading uses no spirit as a wild: each stands for itself (``not uses_wilds``,
+    without building counters: both tuples are sorted)."""
+    return reading.is_complete and reading.fills == reading.wild_tiles
 
 
 def _spell_out_pairs(reading: Decomposition, limits: Sequence[int]) -> list[Decomposition]:
