@@ -9,7 +9,7 @@ PORT ?= 8000
 # Installs are stamped with the pyproject.toml they came from, so a rerun is quick.
 STAMP := $(VENV)/.stamp-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: test lint typecheck pytest serve venv train-deps clean-venv
+.PHONY: test lint typecheck pytest serve venv train-deps test-train clean-venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -30,16 +30,20 @@ typecheck: $(STAMP)
 	$(VENV)/bin/mypy scoring hupai
 
 pytest: $(STAMP)
-	$(VENV)/bin/pytest tests scoring vision datasets service hupai -n 2
+	$(VENV)/bin/pytest tests scoring vision datasets service hupai -n 2 -m "not train"
 
 test: lint typecheck pytest
 
 serve: $(STAMP)
 	$(VENV)/bin/hupai serve --host $(HOST) --port $(PORT)
 
-# Training needs torch + ultralytics (several GB); not part of `make test`.
+# Training needs torch + ultralytics (several GB); not part of `make test` or CI.
 train-deps: $(STAMP)
 	$(PIP) install -q -e '.[vision,service,dev,train]'
+
+# A few training steps on tiny synthetic scenes, export, and a read through the runtime.
+test-train: train-deps
+	$(VENV)/bin/pytest tests/vision/test_train_smoke.py -m train -p no:cacheprovider
 
 clean-venv:
 	rm -rf $(VENV)
