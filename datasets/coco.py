@@ -106,8 +106,15 @@ def coco_items(data: Any) -> list[ImageLabels]:
     except (KeyError, TypeError, ValueError) as exc:
         raise LabelError(f"categories: {exc}") from None
     boxes: dict[int, tuple[list[list[float]], list[int], list[float]]] = {}
-    for img in data["images"]:
-        boxes[int(img["id"])] = ([], [], [])
+    for k, img in enumerate(data["images"]):
+        try:
+            if int(img["width"]) <= 0 or int(img["height"]) <= 0 or not str(img["file_name"]):
+                raise ValueError
+            boxes[int(img["id"])] = ([], [], [])
+        except (KeyError, TypeError, ValueError):
+            raise LabelError(
+                f"images[{k}]: not an image entry (id, file_name, width, height): {img}"
+            ) from None
     for k, ann in enumerate(data.get("annotations", [])):
         try:
             x, y, w, h = (float(v) for v in ann["bbox"])

@@ -7,6 +7,7 @@ these two functions unchanged.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -59,6 +60,59 @@ REQUEST_KINDS = ("win", "draw")
 #: The fields of a request of kind ``draw``.
 DRAW_FIELDS = ("city", "kind", "hands", "options")
 _SEAT_HAND_FIELDS = ("hand", "melds")
+
+
+def loads_request(text: str | bytes, name: str) -> Any:
+    """A request's JSON text, read strictly: UTF-8, no duplicate keys, no NaN/Infinity.
+    Errors are :class:`ScoringInputError` on ``name`` (a file name, ``stdin``, ``context``).
+
+    >>> loads_request('{"a": 1, "a": 2}', "context")
+    Traceback (most recent call last):
+    ...
+    scoring.fields.ScoringInputError: context: key 'a' appears twice in one object
+    >>> loads_request('{"a": NaN}', "stdin")
+    Traceback (most recent call last):
+    ...
+    scoring.fields.ScoringInputError: stdin: not valid JSON: NaN is not a JSON number
+    """
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ScoringInputError(
+                name, f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+            ) from None
+    if not text.strip():
+        raise ScoringInputError(name, "empty; expected a JSON request object")
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise ScoringInputError(
+            name, f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
+    except _DuplicateKey as exc:
+        raise ScoringInputError(name, f"key '{exc.key}' appears twice in one object") from None
+    except (ValueError, RecursionError) as exc:
+        raise ScoringInputError(name, f"not valid JSON: {exc}") from None
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def request_kind(data: Mapping[str, Any]) -> str:

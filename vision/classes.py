@@ -40,7 +40,9 @@ def class_by_name(name: str) -> int:
     try:
         return _BY_NAME[name]
     except KeyError:
-        raise ValueError(f"'{name}' is not a class name (known: {', '.join(CLASS_NAMES)})") from None
+        raise ValueError(
+            f"'{name}' is not a class name (known: {', '.join(CLASS_NAMES)})"
+        ) from None
 
 
 _BY_NAME = {name: i for i, name in enumerate(CLASS_NAMES)}

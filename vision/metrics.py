@@ -3,9 +3,10 @@
 mAP follows the COCO/ultralytics recipe (greedy matching by IoU at ten thresholds 0.50:0.95,
 101-point interpolated precision envelope, each curve closed at recall 1 with precision 0 —
 so a perfect detector scores 0.995, exactly as in ultralytics) so figures are comparable with
-ultralytics' own validation. On top of it the product's own measures: tile-level precision/recall at the
-confidence the product uses, the most confused class pairs, and the photo exact-read rate —
-the share of photos whose multiset of tiles is read exactly, which is what a player sees.
+ultralytics' own validation. On top of it the product's own measures: tile-level
+precision/recall at the confidence the product uses, the most confused class pairs, and the
+photo exact-read rate — the share of photos whose multiset of tiles is read exactly, which is
+what a player sees.
 """
 
 from __future__ import annotations

@@ -38,7 +38,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="label formats, comma-separated (default: all of yolo,labelstudio,coco)",
     )
     parser.add_argument(
-        "--conf", type=float, default=0.25, help="keep boxes scoring at least C (default 0.25)"
+        "--conf",
+        type=float,
+        default=0.25,
+        metavar="C",
+        help="keep boxes scoring at least C (default 0.25)",
     )
     parser.add_argument(
         "--workers", type=int, help="worker processes, each with its own model session "

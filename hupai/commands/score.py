@@ -59,6 +59,8 @@ def _score(args: argparse.Namespace) -> int:
 
 def _read_request(source: str) -> Any:
     from hupai.cli import UserError
+    from scoring import ScoringInputError
+    from scoring.request import loads_request
 
     name = "stdin" if source == "-" else source
     try:
@@ -71,34 +73,7 @@ def _read_request(source: str) -> Any:
         raise UserError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise UserError(f"{name}: cannot read ({exc.strerror})") from None
-    if not text.strip():
-        raise UserError(f"{name}: empty; expected a JSON request object")
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        raise UserError(
-            f"{name}: not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-        ) from None
-    except _DuplicateKey as exc:
-        raise UserError(f"{name}: key '{exc.key}' appears twice in one object") from None
-    except ValueError as exc:
-        raise UserError(f"{name}: not valid JSON: {exc}") from None
-
-
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(key)
-        out[key] = value
-    return out
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
+        return loads_request(text, name)
+    except ScoringInputError as exc:
+        raise UserError(str(exc)) from None

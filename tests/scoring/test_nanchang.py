@@ -386,22 +386,3 @@ def test_tile_order_does_not_matter(request: dict[str, Any], rnd: random.Random)
     rnd.shuffle(shuffled)
     again = {**request, "hand": "".join(shuffled[::-1]) if rnd.random() < 0.5 else shuffled}
     assert result_to_dict(score(again)) == result_to_dict(score(request))
-
-
-# -- docs/schema.md -------------------------------------------------------------------------------
-def test_schema_example_scores_as_documented() -> None:
-    text = (Path(__file__).parents[2] / "docs" / "schema.md").read_text(encoding="utf-8")
-    section = text.split("\n## Nanchang", 1)[1].split("\n## ", 1)[0]
-    blocks = [json.loads(b.split("```", 1)[0]) for b in section.split("```json\n")[1:]]
-    assert len(blocks) == 2
-    request, documented = blocks
-    result = result_to_dict(score(request))
-    for key in ("valid", "reason", "message", "decomposition", "wait", "patterns", "deltas"):
-        assert result[key] == documented[key], key
-    assert result["warnings"] == documented["warnings"]
-    assert result["details"] == documented["details"]
-    shown = [i for i in documented["items"] if "…" not in i]
-    assert all(item in result["items"] for item in shown)
-    alone = score({**request, "spirits": []})
-    assert list(alone.deltas) == [-4, 12, -4, -4]
-    assert alone.warnings[0] in " ".join(section.split())

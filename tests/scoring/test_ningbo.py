@@ -486,16 +486,3 @@ def test_free_baida_groups_score_as_brute_force(
         "options": {"min_tai": 0},
     }
     assert score(request).details["tai"] == brute_force_tai(request)
-
-
-# -- docs/schema.md -----------------------------------------------------------------------------
-def test_schema_example_scores_as_documented() -> None:
-    text = (Path(__file__).parents[2] / "docs" / "schema.md").read_text(encoding="utf-8")
-    section = text.split("\n## Ningbo", 1)[1].split("\n## ", 1)[0]
-    blocks = [json.loads(b.split("```", 1)[0]) for b in section.split("```json\n")[1:]]
-    assert len(blocks) == 2
-    request, documented = blocks
-    assert result_to_dict(score(request)) == documented
-    below = result_to_dict(score({**request, "win": "discard", "discarder": 0}))
-    assert (below["reason"], below["deltas"]) == ("below_minimum", [0, 0, 0, 0])
-    assert below["message"] in section

@@ -313,11 +313,13 @@ def test_two_worker_processes_write_what_one_writes(tmp_path: Path, model: Path)
     assert _outputs(tmp_path / "two") == _outputs(tmp_path / "one")
 
 
-def test_ray_engine_on_a_local_ray_instance(tmp_path: Path, model: Path) -> None:
+def test_ray_engine_on_a_local_ray_instance(
+    tmp_path: Path, model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ray = pytest.importorskip("ray", reason="Ray is not installed (the 'ray' extra)")
     photos = make_photos(tmp_path / "photos", n=2)
     one = _run(photos, tmp_path / "one", model)
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")  # a throwaway local instance
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         report = _run(photos, tmp_path / "ray", model, engine="ray", workers=2)

@@ -4,12 +4,16 @@ not install (several GB): run it with ``make test-train``."""
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-pytest.importorskip("ultralytics")
+# Not importorskip: importing ultralytics at collection patches PIL's Image.open for every
+# test that shares the worker process.
+if importlib.util.find_spec("ultralytics") is None:
+    pytest.skip("needs the train extra (make train-deps)", allow_module_level=True)
 
 from hupai.cli import main
 from vision.classes import CLASS_NAMES
