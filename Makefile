@@ -30,7 +30,19 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy scoring hupai
 
-pytest: $(STAMP)
+# Debian's Chromium for the page's browser test (Playwright drives it; it downloads no browser).
+# Installed when missing and apt-get can be used; otherwise that test is skipped, saying why.
+CHROMIUM := /usr/bin/chromium
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			--no-install-recommends chromium) || echo "chromium: apt-get failed"; \
+	elif sudo -n true 2>/dev/null; then \
+		(sudo apt-get update -q && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			--no-install-recommends chromium) || echo "chromium: apt-get failed"; \
+	else echo "chromium: cannot install it here; the browser test will be skipped"; fi
+
+pytest: $(STAMP) | $(CHROMIUM)
 	$(VENV)/bin/pytest tests scoring vision datasets service hupai -n 2 -m "not train"
 
 test: lint typecheck pytest

@@ -1,0 +1,71 @@
+"""``hupai serve``: the HTTP API and the phone web page (docs/service.md), under uvicorn."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="serve the HTTP API and the phone web page",
+        description=(
+            "Start the FastAPI service: the web page at /, the API under /v1, OpenAPI at "
+            "/docs. Every setting also reads an environment variable (HUPAI_MODEL, "
+            "HUPAI_HOST, HUPAI_PORT, HUPAI_MAX_UPLOAD_BYTES, HUPAI_MAX_PIXELS, HUPAI_THREADS, "
+            "HUPAI_READ_CONCURRENCY, HUPAI_CORS_ORIGINS …); an option given here wins."
+        ),
+    )
+    parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port (default 8000)")
+    parser.add_argument("--model", help="ONNX model (default: models/hupai-tiles-v1.onnx)")
+    parser.add_argument("--threads", type=int, help="onnxruntime threads per read")
+    parser.add_argument(
+        "--read-concurrency", type=int, help="photos read at the same time (default 1)"
+    )
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="uvicorn log level (default info)",
+    )
+    parser.set_defaults(handler=_serve)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from hupai.cli import UserError
+    from service.reader import ModelMissingError, check_model
+    from service.settings import Settings
+
+    given = {
+        "host": args.host,
+        "port": args.port,
+        "model": args.model,
+        "threads": args.threads,
+        "read_concurrency": args.read_concurrency,
+    }
+    try:
+        settings = Settings(**{k: v for k, v in given.items() if v is not None})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "settings"
+        raise UserError(f"{where}: {first['msg']} (got {first.get('input')!r})") from None
+    try:
+        check_model(settings.model_file())  # a one-line error, before uvicorn starts
+    except ModelMissingError as exc:
+        raise UserError(str(exc)) from None
+
+    import uvicorn
+
+    from service.app import create_app
+
+    uvicorn.run(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        log_level=args.log_level,
+        proxy_headers=False,
+    )
+    return 0

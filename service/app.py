@@ -1,0 +1,111 @@
+"""The FastAPI application: :func:`create_app` builds it from :class:`Settings`.
+
+The tile detector is loaded once, in the lifespan, unless ``get_reader`` is overridden
+(``app.dependency_overrides[get_reader] = lambda: fake`` — what the tests do). ``hupai serve``
+runs it under uvicorn; ``uvicorn --factory service.app:create_app`` works too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+from scoring import city_names
+from service import errors
+from service.api import AnnotatedStore, ReadPool, get_reader, router
+from service.limits import BodyLimit
+from service.reader import load_reader
+from service.schemas import ErrorBody, Health
+from service.settings import Settings
+
+STATIC = Path(__file__).resolve().parent / "static"
+#: Room for the multipart framing and the JSON context beside the photo.
+BODY_SLACK = 1024 * 1024
+
+DESCRIPTION = """Read a winning mahjong hand from a photo and score it under Chinese city rules.
+
+* `POST /v1/read` — photo → reading (tiles, melds, winning tile, indicator/fishing, warnings)
+* `POST /v1/score` — photo + JSON context → reading, score, annotated photo
+* `POST /v1/score/hand` — the `hupai score` JSON request → result (re-score corrected tiles)
+* `GET /v1/cities` — cities, options with defaults, per-city fields
+
+Errors are `{code, message, field, hint}`; see docs/service.md."""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The app. Without ``settings``, they come from the environment (``HUPAI_*``)."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if get_reader not in app.dependency_overrides:
+            app.state.reader = load_reader(settings.model_file(), settings.threads)
+        yield
+        app.state.reader = None
+
+    app = FastAPI(
+        title="hupai",
+        version=_version(),
+        description=DESCRIPTION,
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.reader = None
+    app.state.annotated = AnnotatedStore(settings.annotated_keep)
+    app.state.pool = ReadPool(settings.read_concurrency, settings.max_waiting)
+    errors.install(app)
+    app.include_router(router)
+
+    @app.get("/healthz", response_model=Health, responses={503: {"model": ErrorBody}})
+    async def healthz() -> dict[str, Any]:
+        """Liveness and what is loaded."""
+        reader = get_reader_for_health(app)
+        return {"status": "ok", "model": reader.info(), "cities": list(city_names())}
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    app.add_middleware(
+        BodyLimit,
+        limit=settings.max_upload_bytes + BODY_SLACK,
+        message=f"request: larger than the {settings.max_upload_bytes / 2**20:g} MiB allowed "
+        "for a photo",
+    )
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=["*"],
+        )
+    return app
+
+
+def get_reader_for_health(app: FastAPI) -> Any:
+    """The reader the routes would get (an override included)."""
+    from service.errors import ApiError
+
+    override = app.dependency_overrides.get(get_reader)
+    reader = override() if override is not None else app.state.reader
+    if reader is None:
+        raise ApiError(503, "not_ready", "the tile reader is not loaded")
+    return reader
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hupai")
+    except PackageNotFoundError:
+        return "0"

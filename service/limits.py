@@ -1,0 +1,95 @@
+"""Request-body limit as ASGI middleware: a body over the limit is answered 413 before it is
+read whole (by its Content-Length, or while it streams in when it is chunked)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """Refuse request bodies larger than ``limit`` bytes with a JSON 413."""
+
+    def __init__(self, app: ASGIApp, limit: int, message: str) -> None:
+        self.app = app
+        self.limit = limit
+        self.message = message
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = _content_length(scope)
+        if declared is not None and declared > self.limit:
+            await self._refuse(send)
+            return
+        received = 0
+        exceeded = False
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal received, exceeded
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    exceeded = True
+                    raise BodyTooLarge
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            # Frameworks turn an error while reading the body into their own 400: once the
+            # limit is passed, what the app answers is replaced by the 413.
+            nonlocal started
+            if exceeded:
+                return
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, guarded_send)
+        except Exception:
+            if not exceeded:  # BodyTooLarge, or what the app made of it
+                raise
+        if exceeded and not started:
+            await self._refuse(send)
+
+    async def _refuse(self, send: Send) -> None:
+        body = json.dumps(
+            {
+                "code": "too_large",
+                "message": self.message,
+                "field": "photo",
+                "hint": "Send a smaller photo (a phone's normal photo size is fine).",
+            }
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
+def _content_length(scope: Scope) -> int | None:
+    headers: Any = scope.get("headers", [])
+    for name, value in headers:
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None

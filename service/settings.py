@@ -1,0 +1,77 @@
+"""The service's settings, read from the environment (``HUPAI_*``) or given to the app factory.
+
+>>> s = Settings(_env_file=None)
+>>> s.max_upload_bytes == 15 * 1024 * 1024, s.port
+(True, 8000)
+>>> Settings(cors_origins="https://a.example, https://b.example").cors_origins
+['https://a.example', 'https://b.example']
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+#: The repository root: a relative model path is looked up here when the working directory
+#: does not have it (``hupai serve`` run from elsewhere in an editable install).
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_MODEL = Path("models/hupai-tiles-v1.onnx")
+
+
+class Settings(BaseSettings):
+    """Every setting has an environment variable: ``HUPAI_`` + the name in capitals
+    (``HUPAI_MODEL``, ``HUPAI_MAX_UPLOAD_BYTES``, ``HUPAI_CORS_ORIGINS`` …)."""
+
+    model_config = SettingsConfigDict(env_prefix="HUPAI_", extra="ignore")
+
+    model: Path = Field(DEFAULT_MODEL, description="the ONNX tile detector (a .json beside it)")
+    host: str = Field("127.0.0.1", description="address `hupai serve` listens on")
+    port: int = Field(8000, ge=0, le=65535, description="port `hupai serve` listens on")
+    max_upload_bytes: int = Field(
+        15 * 1024 * 1024, ge=1024, description="largest photo accepted (bytes); larger is 413"
+    )
+    max_pixels: int = Field(
+        50_000_000, ge=256, description="largest photo accepted (width × height); larger is 413"
+    )
+    threads: int | None = Field(
+        None, ge=1, description="onnxruntime threads per read (default: all cores)"
+    )
+    read_concurrency: int = Field(
+        1, ge=1, le=64, description="photos read at the same time (each in a worker thread)"
+    )
+    max_waiting: int = Field(
+        32, ge=1, description="photo requests queued or running at once; more is 503"
+    )
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="origins allowed to call the API from a browser"
+    )
+    annotated_max_side: int = Field(
+        1600, ge=64, le=8192, description="the annotated photo is scaled down to this side (px)"
+    )
+    annotated_keep: int = Field(
+        64, ge=1, description="annotated photos kept in memory for ?image=url (latest first)"
+    )
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: object) -> object:
+        """``a, b`` or a JSON list."""
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                import json
+
+                return json.loads(text)
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return value
+
+    def model_file(self) -> Path:
+        """The model path as given, or under the repository root when relative and not in
+        the working directory (the caller checks that it exists)."""
+        if self.model.is_absolute() or self.model.exists():
+            return self.model
+        in_repo = REPO_ROOT / self.model
+        return in_repo if in_repo.exists() else self.model

@@ -1,0 +1,137 @@
+"""Fixtures for the service tests: a fake reader (a fixed hand laid out as detections, read
+by the real layout code), photos, and the app with the reader overridden."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+import uvicorn
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from scoring.tiles import Tile, parse_tiles
+from service.api import get_reader
+from service.app import create_app
+from service.settings import Settings
+from vision.classes import class_of
+from vision.detections import Detections
+from vision.reading import Reading, build_reading
+
+#: A winning hand as the fake photo shows it: eleven concealed tiles, the winning 5p set apart,
+#: and a pung of 7p claimed from across (its middle tile sideways).
+HAND = "123m456m789p5p"
+WIN = "5p"
+PUNG = "7p"
+
+
+def hand_detections(hand: str = HAND, win: str = WIN, pung: str = PUNG) -> Detections:
+    xy: list[list[float]] = []
+    cls: list[int] = []
+    x = 40.0
+
+    def put(tile: str, sideways: bool = False, gap: float = 0) -> None:
+        nonlocal x
+        x += gap
+        if sideways:
+            xy.append([x, 316, x + 56, 356])
+            x += 58
+        else:
+            xy.append([x, 300, x + 40, 356])
+            x += 42
+        cls.append(class_of(Tile.parse(tile)))
+
+    for t in parse_tiles(hand):
+        put(str(t))
+    put(win, gap=24)
+    put(pung, gap=60)
+    put(pung, sideways=True)
+    put(pung)
+    return Detections.make(xy, cls, [0.9] * len(cls))
+
+
+class FakeReader:
+    """Reads every photo as the same hand (boxes scaled to the photo's size); a photo that
+    is all black reads as no tiles."""
+
+    def __init__(self, det: Detections | None = None) -> None:
+        self.det = hand_detections() if det is None else det
+        self.calls = 0
+        self.lock = threading.Lock()
+
+    def info(self) -> dict[str, Any]:
+        return {"name": "fake", "version": "0"}
+
+    def read(self, image: Any, *, win_tile: Tile | None = None, source: str = "photo") -> Reading:
+        with self.lock:
+            self.calls += 1
+        h, w = image.shape[:2]
+        det = self.det if image.any() else Detections.make(np.zeros((0, 4)), [])
+        scale = min(w / 1000, h / 600)
+        scaled = Detections(det.xyxy * scale, det.confidence, det.class_id)
+        return build_reading(scaled, None, None, (w, h), win_tile=win_tile, source=source)
+
+
+def jpeg(width: int = 1000, height: int = 600, value: int = 128) -> bytes:
+    image = np.full((height, width, 3), value, np.uint8)
+    if value:
+        cv2.rectangle(image, (10, 10), (width // 2, height // 2), (200, 220, 240), -1)
+    ok, buf = cv2.imencode(".jpg", image)
+    assert ok
+    return bytes(buf)
+
+
+@pytest.fixture
+def fake_reader() -> FakeReader:
+    return FakeReader()
+
+
+@pytest.fixture
+def settings() -> Settings:
+    return Settings(_env_file=None, model="does-not-matter.onnx")  # type: ignore[call-arg]
+
+
+@pytest.fixture
+def client(fake_reader: FakeReader, settings: Settings) -> Iterator[TestClient]:
+    app = create_app(settings)
+    app.dependency_overrides[get_reader] = lambda: fake_reader
+    with TestClient(app, raise_server_exceptions=False) as c:
+        yield c
+
+
+@pytest.fixture
+def photo() -> bytes:
+    return jpeg()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextmanager
+def live_server(app: FastAPI) -> Iterator[str]:
+    """``app`` served by uvicorn on loopback in a thread; yields its base URL."""
+    config = uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{config.port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
