@@ -65,18 +65,19 @@ def deltas(page: Any) -> list[str]:
     return [page.locator(f".seat[data-seat='{s}'] .delta").inner_text() for s in range(4)]
 
 
-def choose_table(page: Any) -> None:
+def upload_for_seat_1(page: Any, tmp_path: Path) -> None:
+    """Guiyang, self-draw by seat 1; the photo read and scored."""
     page.select_option("#city", "guiyang")
     page.select_option("#win", "self_draw")
     page.select_option("#winner", "1")
-
-
-def test_upload_fix_a_tile_and_see_the_score_change(page: Any, tmp_path: Path) -> None:
-    choose_table(page)
     photo = tmp_path / "hand.jpg"
     photo.write_bytes(jpeg())
     page.set_input_files("#photo", str(photo))
     page.wait_for_selector("#result:not([hidden])")
+
+
+def test_upload_fix_a_tile_and_see_the_score_change(page: Any, tmp_path: Path) -> None:
+    upload_for_seat_1(page, tmp_path)
     assert deltas(page) == ["-1", "+3", "-1", "-1"]
     assert page.locator("#annotated").get_attribute("src").startswith("data:image/jpeg")
     assert page.locator("#hand .chip:not(.add)").count() == 11
@@ -93,11 +94,7 @@ def test_upload_fix_a_tile_and_see_the_score_change(page: Any, tmp_path: Path) -
 
 
 def test_a_change_of_context_rescores_without_the_photo(page: Any, tmp_path: Path) -> None:
-    choose_table(page)
-    photo = tmp_path / "hand.jpg"
-    photo.write_bytes(jpeg())
-    page.set_input_files("#photo", str(photo))
-    page.wait_for_selector("#result:not([hidden])")
+    upload_for_seat_1(page, tmp_path)
     page.select_option("#winner", "0")  # the dealer won instead: no photo sent again
     page.wait_for_function(
         "document.querySelector(\".seat[data-seat='0'] .delta\").textContent === '+3'"
@@ -106,11 +103,7 @@ def test_a_change_of_context_rescores_without_the_photo(page: Any, tmp_path: Pat
 
 
 def test_a_bad_edit_shows_the_error_and_no_score(page: Any, tmp_path: Path) -> None:
-    choose_table(page)
-    photo = tmp_path / "hand.jpg"
-    photo.write_bytes(jpeg())
-    page.set_input_files("#photo", str(photo))
-    page.wait_for_selector("#result:not([hidden])")
+    upload_for_seat_1(page, tmp_path)
     page.locator("#hand .chip:not(.add)").first.click()
     page.locator("#picker-grid .chip[data-tile='1z']").click()  # no honors in Guiyang
     page.wait_for_selector("#error:not([hidden])")
