@@ -323,7 +323,23 @@ function renderCity() {
     return [f.name, w];
   });
   $("options-box").hidden = city.options.length === 0;
+  moveSetApartTiles(city);
   renderTiles();
+}
+
+/** The tiles set apart above the hand are the indicator in one city and the fishing tiles in
+ * another: keep them when the city changes. */
+function moveSetApartTiles(city) {
+  const t = state.tiles;
+  if (!t) return;
+  const names = new Set(city.fields.map((f) => f.name));
+  if (names.has("fishing") && !names.has("indicator") && t.indicator.length) {
+    t.fishing = [...t.fishing, ...t.indicator].slice(0, 3);
+    t.indicator = [];
+  } else if (names.has("indicator") && !names.has("fishing") && t.fishing.length === 1) {
+    t.indicator = t.fishing;
+    t.fishing = [];
+  }
 }
 
 function showDiscarder() {

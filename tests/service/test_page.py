@@ -144,3 +144,13 @@ def test_a_hand_entered_without_a_photo(page: Any) -> None:
     page.click("#picker-win")
     page.wait_for_selector("#result:not([hidden])")
     assert deltas(page) == ["+36", "-12", "-12", "-12"]  # dealer self-draw: 3 × 2 self × 2 dealer
+
+
+def test_the_set_apart_tile_follows_the_city(page: Any) -> None:
+    page.select_option("#city", "nanchang")
+    page.click("#manual")
+    page.locator("#indicator .chip.add").click()
+    page.locator("#picker-grid .chip[data-tile='3s']").click()
+    page.select_option("#city", "nanning")  # Nanning flips fishing tiles, not an indicator
+    assert page.locator("#indicator-row").is_hidden()
+    assert page.locator("#fishing .chip:not(.add)").get_attribute("data-tile") == "3s"
