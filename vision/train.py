@@ -67,7 +67,13 @@ class TrainConfig:
     imgsz: int = 640
     batch: int = 16
     workers: int = 2
-    lr0: float = 0.01
+    # Ultralytics' "auto" picks AdamW at 0.002·5/(4+classes) ≈ 2e-4 on short runs, a rate
+    # meant for fine-tuning pretrained weights: from scratch it barely learned in 5 epochs
+    # (val mAP50 0.002). AdamW at 2e-3 is the from-scratch recipe here.
+    optimizer: str = "AdamW"
+    lr0: float = 0.002
+    warmup_epochs: float = 3.0
+    cache: str | bool = False  # "ram" decodes every image once (≈ 3 GB for 3,500 at 512 px)
     patience: int = 100
     seed: int = 0
     device: str = "cpu"

@@ -30,7 +30,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     run.add_argument("--epochs", type=int, default=40)
     run.add_argument("--imgsz", type=int, default=640)
     run.add_argument("--batch", type=int, default=16)
-    run.add_argument("--lr0", type=float, default=0.01)
+    run.add_argument("--optimizer", default="AdamW", help="AdamW, SGD, … (default AdamW)")
+    run.add_argument("--lr0", type=float, default=0.002, help="initial learning rate")
+    run.add_argument(
+        "--warmup-epochs", type=float, default=3.0, help="epochs of learning-rate warm-up"
+    )
+    run.add_argument("--cache", choices=["ram", "disk"], help="cache decoded images")
     run.add_argument("--project", default="runs")
     run.set_defaults(handler=_run)
 
@@ -70,7 +75,10 @@ def _run(args: argparse.Namespace) -> int:
         epochs=args.epochs,
         imgsz=args.imgsz,
         batch=args.batch,
+        optimizer=args.optimizer,
         lr0=args.lr0,
+        warmup_epochs=args.warmup_epochs,
+        cache=args.cache or False,
         project=args.project,
     )
     print(f"best weights: {train(config)}")
