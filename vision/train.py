@@ -73,6 +73,10 @@ class TrainConfig:
     optimizer: str = "AdamW"
     lr0: float = 0.002
     warmup_epochs: float = 3.0
+    # Ultralytics accumulates gradients up to a nominal batch of 64: at batch 16 that is one
+    # optimizer step per four batches, 55 steps an epoch here — far too few to learn from
+    # scratch in the epochs a CPU affords. A nominal batch equal to the batch steps every batch.
+    nbs: int = 16
     cache: str | bool = False  # "ram" decodes every image once (≈ 3 GB for 3,500 at 512 px)
     patience: int = 100
     seed: int = 0

@@ -36,6 +36,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--warmup-epochs", type=float, default=3.0, help="epochs of learning-rate warm-up"
     )
     run.add_argument("--cache", choices=["ram", "disk"], help="cache decoded images")
+    run.add_argument(
+        "--nbs", type=int, default=16, help="nominal batch: gradients accumulate up to it"
+    )
     run.add_argument("--project", default="runs")
     run.set_defaults(handler=_run)
 
@@ -79,6 +82,7 @@ def _run(args: argparse.Namespace) -> int:
         lr0=args.lr0,
         warmup_epochs=args.warmup_epochs,
         cache=args.cache or False,
+        nbs=args.nbs,
         project=args.project,
     )
     print(f"best weights: {train(config)}")
