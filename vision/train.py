@@ -115,7 +115,7 @@ def train(config: TrainConfig, resume: bool = False) -> Path:
     """Run (or resume) one training stage; returns the path of its best weights."""
     run_dir = Path(config.project).resolve() / config.name
     prepare_offline_env(Path(config.project).resolve())
-    from ultralytics import YOLO  # type: ignore[attr-defined]
+    from ultralytics import YOLO  # type: ignore[attr-defined,unused-ignore]
 
     last = run_dir / "weights" / "last.pt"
     if resume and not last.exists():
@@ -164,7 +164,7 @@ def export_onnx(
     scores) that needs NMS.
     """
     prepare_offline_env(weights.resolve().parents[2])
-    from ultralytics import YOLO  # type: ignore[attr-defined]
+    from ultralytics import YOLO  # type: ignore[attr-defined,unused-ignore]
 
     model = YOLO(str(weights))
     train_args = dict((getattr(model, "ckpt", None) or {}).get("train_args", {}))
