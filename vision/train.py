@@ -175,7 +175,8 @@ def export_onnx(
         format="onnx", imgsz=imgsz, opset=ONNX_OPSET, simplify=True, dynamic=False
     )
     out.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(exported, out)
+    if Path(exported).resolve() != out.resolve():  # ultralytics writes beside the weights
+        shutil.copyfile(exported, out)
     anchors = sum((imgsz // stride) ** 2 for stride in (8, 16, 32))
     manifest = {
         "name": "hupai-tiles",
