@@ -149,6 +149,11 @@ _RECORDED_ARGS = ("model", "data", "epochs", "imgsz", "batch", "optimizer", "lr0
 ONNX_OPSET = 12
 
 
+def _architecture(model: Any, train_args: dict[str, Any]) -> str:
+    yaml = getattr(getattr(model, "model", None), "yaml", None) or {}
+    return str(yaml.get("yaml_file") or Path(str(train_args.get("model", ""))).name)
+
+
 def export_onnx(
     weights: Path,
     out: Path,
@@ -183,7 +188,8 @@ def export_onnx(
         "version": version,
         "classes_version": CLASSES_VERSION,
         "class_names": list(CLASS_NAMES),
-        "architecture": Path(str(train_args.get("model", ""))).name,
+        # the YAML the network was first built from, not the weights this stage started at
+        "architecture": _architecture(model, train_args),
         "input": {"name": "images", "shape": [1, 3, imgsz, imgsz], "dtype": "float32"},
         "preprocessing": {
             "letterbox": True,
