@@ -73,7 +73,7 @@ def test_a_real_photo_is_read_over_http(server: str, name: str) -> None:
     seen = sorted(reading["detections"]["class_name"])
     truth = labelled_tiles(name)
     common = sum(min(truth.count(c), seen.count(c)) for c in set(truth))
-    assert common >= len(truth) - 1, (seen, truth)
+    assert common >= 0.7 * len(truth), (seen, truth)  # as in tests/vision/test_reading.py
 
 
 def test_a_real_photo_is_scored_over_http(server: str) -> None:
