@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Annotated, Any, TypeVar, cast
 
+from scoring.quoting import quote
 from scoring.tiles import Tile, TileError, parse_tiles
 
 T = TypeVar("T")
@@ -188,15 +189,7 @@ def _join(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
-def _quote(value: object) -> str:
-    if isinstance(value, str):
-        return f"'{value}'"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+_quote = quote
 
 
 # -- reading back ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from scoring.quoting import quote
 from scoring.tiles import KINDS, Suit, Tile, format_tiles, parse_tiles
 
 #: The four seats, in turn order; seat 0 is the dealer.
@@ -125,7 +126,7 @@ class Meld:
         if self.kind is MeldKind.CONCEALED_KONG and self.claimed_from is not None:
             raise MeldError("a concealed kong is not claimed from anyone")
         if self.claimed_from is not None and self.claimed_from not in SEATS:
-            raise MeldError(f"{self.claimed_from!r} is not a seat (0-3)")
+            raise MeldError(f"{quote(self.claimed_from)} is not a seat (0-3)")
 
     def _shape_ok(self) -> bool:
         if any(t.is_flower for t in self.tiles):
@@ -284,15 +285,15 @@ class WinContext:
 
     def __post_init__(self) -> None:
         if self.winner not in SEATS:
-            raise ValueError(f"winner {self.winner!r} is not a seat (0-3)")
+            raise ValueError(f"winner {quote(self.winner)} is not a seat (0-3)")
         if self.method.has_discarder:
             if self.discarder not in SEATS or self.discarder == self.winner:
                 raise ValueError(
                     f"{self.method.value} needs a discarder seat other than the winner, "
-                    f"got {self.discarder!r}"
+                    f"got {quote(self.discarder)}"
                 )
         elif self.discarder is not None:
-            raise ValueError(f"{self.method.value} has no discarder, got {self.discarder!r}")
+            raise ValueError(f"{self.method.value} has no discarder, got {quote(self.discarder)}")
         if not self.round_wind.is_wind:
             raise ValueError(f"round wind '{self.round_wind}' is not a wind (1z-4z)")
 

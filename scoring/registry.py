@@ -21,6 +21,7 @@ from typing import Any
 
 from scoring.city import City
 from scoring.fields import ScoringInputError
+from scoring.quoting import quote
 from scoring.request import parse_draw_request, parse_request, request_kind
 from scoring.settlement import Result
 
@@ -78,9 +79,8 @@ def get_city(name: object) -> City[Any, Any]:
     known = _load()
     if isinstance(name, str) and name in known:
         return known[name]
-    shown = f"'{name}'" if isinstance(name, str) else repr(name)
     names = ", ".join(known) or "none yet"
-    raise UnknownCityError("city", f"{shown} is not a known city; known: {names}")
+    raise UnknownCityError("city", f"{quote(name)} is not a known city; known: {names}")
 
 
 def describe_cities() -> list[dict[str, Any]]:

@@ -35,6 +35,7 @@ from scoring.hand import (
     meld_kind_of,
     previous_seat,
 )
+from scoring.quoting import quote
 from scoring.settlement import Result
 from scoring.tiles import Tile, format_tiles
 
@@ -123,8 +124,7 @@ def request_kind(data: Mapping[str, Any]) -> str:
     """
     kind = data.get("kind", "win")
     if kind not in REQUEST_KINDS:
-        shown = f"'{kind}'" if isinstance(kind, str) else repr(kind)
-        raise ScoringInputError("kind", f"{shown} is not one of: {', '.join(REQUEST_KINDS)}")
+        raise ScoringInputError("kind", f"{quote(kind)} is not one of: {', '.join(REQUEST_KINDS)}")
     return str(kind)
 
 
@@ -195,7 +195,7 @@ def parse_draw_request(data: object, city: City[Any, Any]) -> DrawRequest[Any]:
 def _seat_hand(item: object, seat: int, city: City[Any, Any], options: Any) -> SeatHand:
     path = f"hands[{seat}]"
     if not isinstance(item, Mapping):
-        raise ScoringInputError(path, f"expected an object with hand, melds; got {item!r}")
+        raise ScoringInputError(path, f"expected an object with hand, melds; got {quote(item)}")
     for key in item:
         if key not in _SEAT_HAND_FIELDS:
             raise ScoringInputError(f"{path}.{key}", "unknown field; known: hand, melds")
@@ -263,14 +263,13 @@ def _seat(
         return None
     value = data[name]
     if isinstance(value, bool) or not isinstance(value, int) or value not in SEATS:
-        shown = f"'{value}'" if isinstance(value, str) else repr(value)
-        raise ScoringInputError(where, f"{shown} is not a seat (0-3; 0 is the dealer)")
+        raise ScoringInputError(where, f"{quote(value)} is not a seat (0-3; 0 is the dealer)")
     return value
 
 
 def _melds(raw: object, city: City[Any, Any], options: Any, winner: int) -> tuple[Meld, ...]:
     if not isinstance(raw, list):
-        raise ScoringInputError("melds", f"expected a list of melds, got {raw!r}")
+        raise ScoringInputError("melds", f"expected a list of melds, got {quote(raw)}")
     if len(raw) > 4:
         raise ScoringInputError("melds", f"{len(raw)} melds; a hand has at most 4")
     out: list[Meld] = []
@@ -278,7 +277,7 @@ def _melds(raw: object, city: City[Any, Any], options: Any, winner: int) -> tupl
         path = f"melds[{i}]"
         if not isinstance(item, Mapping):
             raise ScoringInputError(
-                path, f"expected an object with kind, tiles, from; got {item!r}"
+                path, f"expected an object with kind, tiles, from; got {quote(item)}"
             )
         for key in item:
             if key not in _MELD_FIELDS:

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 
+from scoring.quoting import quote
+
 
 class TileError(ValueError):
     """A tile string or a tile multiset that is not valid; the message quotes the input."""
@@ -195,6 +197,11 @@ EVERY_TILE: tuple[Tile, ...] = _BY_INDEX
 _SUIT_BY_LETTER = {s.value: s for s in SUIT_ORDER}
 
 
+#: Longest notation parsed: every tile of a set, with room for spaces (longer is refused
+#: before it is read, so that a huge string costs nothing).
+MAX_NOTATION = 600
+
+
 @cache
 def _parse_cached(text: str) -> tuple[Tile, ...]:
     tiles: list[Tile] = []
@@ -208,24 +215,24 @@ def _parse_cached(text: str) -> tuple[Tile, ...]:
         suit = _SUIT_BY_LETTER.get(char)
         if suit is None:
             raise TileError(
-                f"'{text}': '{char}' is not a suit letter "
+                f"{quote(text)}: {quote(char)} is not a suit letter "
                 "(use m, p, s, z for honors, f for flowers)"
             )
         if not ranks:
-            raise TileError(f"'{text}': suit letter '{char}' has no ranks before it")
+            raise TileError(f"{quote(text)}: suit letter '{char}' has no ranks before it")
         for digit in ranks:
             rank = int(digit)
             if not 1 <= rank <= suit.size:
                 if rank == 0:
-                    raise TileError(f"'{text}': '0' is not a rank (ranks are 1-9)")
+                    raise TileError(f"{quote(text)}: '0' is not a rank (ranks are 1-9)")
                 raise TileError(
-                    f"'{text}': '{digit}{char}' does not exist "
+                    f"{quote(text)}: '{digit}{char}' does not exist "
                     f"({_SUIT_DESCRIPTION[suit]} go 1-{suit.size})"
                 )
             tiles.append(_BY_INDEX[suit.offset + rank - 1])
         ranks = ""
     if ranks:
-        raise TileError(f"'{text}': ranks '{ranks}' have no suit letter after them")
+        raise TileError(f"{quote(text)}: ranks '{ranks}' have no suit letter after them")
     return tuple(tiles)
 
 
@@ -253,7 +260,12 @@ def parse_tiles(text: str) -> tuple[Tile, ...]:
     scoring.tiles.TileError: '123': ranks '123' have no suit letter after them
     """
     if not isinstance(text, str):
-        raise TileError(f"{text!r}: tiles must be written as a string such as '123m456p11z'")
+        raise TileError(f"{quote(text)}: tiles must be written as a string such as '123m456p11z'")
+    if len(text) > MAX_NOTATION:
+        raise TileError(
+            f"{quote(text)}: too long for tiles ({len(text)} characters; a table's "
+            f"notation is at most {MAX_NOTATION})"
+        )
     return _parse_cached(text)
 
 

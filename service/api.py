@@ -134,17 +134,25 @@ def read_pipeline(
     city: str | None,
     winner: int | None,
     annotate: bool,
+    context: dict[str, Any] | None = None,
 ) -> PhotoRead:
-    """Decode (with the guards), read, and draw: everything CPU-bound, in one worker call."""
+    """Decode (with the guards), read, and draw: everything CPU-bound, in one worker call.
+    With the table's ``context`` (a score request), a reading that does not win gets a
+    suggestion: the likeliest winning reading that renames only uncertain tiles."""
     from vision.annotate import annotate as draw
+    from vision.suggest import suggest, wins_with
 
     image = decode_photo(data, settings.max_pixels)
     reading = reader.read(image, win_tile=win_tile, source=source)
     jpeg = None
     if annotate and len(reading.detections):
         jpeg = encode_jpeg(draw(image, reading), settings.annotated_max_side)
+    read_dict = reading.to_dict(city)
+    if context is not None:
+        found = suggest(reading, wins_with(context), city, winner)
+        read_dict["suggestion"] = None if found is None else found.to_dict()
     return PhotoRead(
-        reading=reading.to_dict(city),
+        reading=read_dict,
         request_fields=reading.to_request_fields(city, winner),
         codes=tuple(reading.codes),
         annotated=jpeg,
@@ -317,7 +325,7 @@ async def score_photo(
     seat = winner if type(winner) is int and 0 <= winner <= 3 else None
     data = await _upload_bytes(photo, settings)
     result = await pool.run(
-        _pipeline(reader, data, settings, win, photo, city, seat, image is not ImageMode.none)
+        _pipeline(reader, data, settings, win, photo, city, seat, image is not ImageMode.none, ctx)
     )
     _no_tiles(result)
     request = {**ctx, **result.request_fields}
@@ -401,6 +409,7 @@ def _pipeline(
     city: str | None,
     winner: int | None,
     annotate: bool,
+    context: dict[str, Any] | None = None,
 ) -> Callable[[], PhotoRead]:
     source = (photo.filename or "photo")[:200]
 
@@ -414,6 +423,7 @@ def _pipeline(
             city=city,
             winner=winner,
             annotate=annotate,
+            context=context,
         )
 
     return run

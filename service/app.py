@@ -28,6 +28,8 @@ from service.settings import Settings
 STATIC = Path(__file__).resolve().parent / "static"
 #: Room for the multipart framing and the JSON context beside the photo.
 BODY_SLACK = 1024 * 1024
+#: The routes that take a photo (the photo's body limit); every other route takes JSON.
+PHOTO_ROUTES = ("/v1/read", "/v1/score")
 
 DESCRIPTION = """Read a winning mahjong hand from a photo and score it under Chinese city rules.
 
@@ -46,7 +48,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if get_reader not in app.dependency_overrides:
-            app.state.reader = load_reader(settings.model_file(), settings.threads)
+            app.state.reader = load_reader(
+                settings.model_file(), settings.threads, settings.namer_file()
+            )
         yield
         app.state.reader = None
 
@@ -80,6 +84,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         limit=settings.max_upload_bytes + BODY_SLACK,
         message=f"request: larger than the {settings.max_upload_bytes / 2**20:g} MiB allowed "
         "for a photo",
+        json_limit=settings.max_json_bytes,
+        photo_paths=PHOTO_ROUTES,
     )
     if settings.cors_origins:
         app.add_middleware(

@@ -49,14 +49,32 @@ class ApiError(Exception):
     def body(self) -> dict[str, Any]:
         return {
             "code": self.code,
-            "message": self.message,
-            "field": self.field,
+            "message": safe_text(self.message, MAX_MESSAGE),
+            "field": None if self.field is None else safe_text(self.field, MAX_FIELD),
             "hint": self.hint,
             **self.extra,
         }
 
     def response(self) -> JSONResponse:
         return JSONResponse(jsonable_encoder(self.body()), self.status, headers=self.headers)
+
+
+#: An error message, and the field it names, are cut to these lengths (they may quote input).
+MAX_MESSAGE = 400
+MAX_FIELD = 120
+
+
+def safe_text(text: str, limit: int) -> str:
+    """Text any UTF-8 response can carry (a lone surrogate is written as its escape), cut to
+    ``limit`` characters.
+
+    >>> print(safe_text(chr(0xD800) + ": unknown field", 100))
+    \ud800: unknown field
+    >>> safe_text("x" * 10, 5)
+    'xxxx…'
+    """
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def scoring_error(exc: ValueError, prefix: str = "") -> ApiError:

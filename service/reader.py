@@ -29,56 +29,91 @@ class Reader(Protocol):
 
 
 class ModelReader:
-    """The shipped detector: one onnxruntime session, shared by every request
-    (``InferenceSession.run`` is thread-safe)."""
+    """The shipped finder and namer: one onnxruntime session each, shared by every request
+    (``InferenceSession.run`` is thread-safe). Without a namer the detector names."""
 
-    def __init__(self, model: Path, threads: int | None = None) -> None:
+    def __init__(self, model: Path, threads: int | None = None, namer: Path | None = None) -> None:
         from vision.detector import Detector
+        from vision.namer import Namer
 
         self.detector = Detector(model, threads=threads)
+        self.namer = Namer(namer, threads=threads) if namer is not None else None
 
     def info(self) -> dict[str, Any]:
         m = self.detector.manifest
-        return {
+        out: dict[str, Any] = {
             "name": m.name,
             "version": m.version,
             "file": self.detector.path.name,
             "input_size": list(self.detector.input_size),
             "threads": self.detector.threads,
         }
+        if self.namer is not None:
+            n = self.namer.manifest
+            out["namer"] = {
+                "name": n.name,
+                "version": n.version,
+                "file": self.namer.path.name,
+                "input_size": n.input_size,
+            }
+        return out
 
     def read(self, image: Image, *, win_tile: Tile | None = None, source: str = "photo") -> Reading:
         from vision.reading import read_image
 
-        return read_image(image, detector=self.detector, win_tile=win_tile, source=source)
+        return read_image(
+            image, detector=self.detector, namer=self.namer, win_tile=win_tile, source=source
+        )
 
 
 class ModelMissingError(RuntimeError):
     """The configured model cannot be used; the message says what to do."""
 
 
-def check_model(model: Path) -> None:
-    """Fail early, in one line, when the model or its manifest is missing or unreadable."""
+def check_model(model: Path, namer: Path | None = None) -> None:
+    """Fail early, in one line, when a model or its manifest is missing or unreadable."""
     from vision.detector import ModelError, load_manifest
+    from vision.namer import NamerError, NamerManifest
 
     if not model.is_file():
         raise ModelMissingError(
             f"model {model}: no such file. Train and export it (docs/reading.md), or point "
             "HUPAI_MODEL (or `hupai serve --model`) at an ONNX model with its .json manifest"
         )
+    finder = False
     if model.with_suffix(".json").is_file():
         try:
-            load_manifest(model)
+            finder = load_manifest(model).class_names == ("tile",)
         except ModelError as exc:
             raise ModelMissingError(str(exc)) from None
-
-
-def load_reader(model: Path, threads: int | None = None) -> ModelReader:
-    """The real reader (checks the model first, for a one-line error)."""
-    from vision.detector import ModelError
-
-    check_model(model)
+    if namer is None:
+        if finder:
+            raise ModelMissingError(
+                f"model {model} is a finder: it needs a namer (HUPAI_NAMER or --namer)"
+            )
+        return
+    if not namer.is_file():
+        raise ModelMissingError(
+            f"namer {namer}: no such file. Train and export it (docs/reading.md), or point "
+            "HUPAI_NAMER (or `hupai serve --namer`) at an ONNX namer with its .json manifest"
+        )
     try:
-        return ModelReader(model, threads)
-    except ModelError as exc:
+        import json
+
+        NamerManifest.from_dict(
+            json.loads(namer.with_suffix(".json").read_text(encoding="utf-8")), str(namer)
+        )
+    except (OSError, ValueError, NamerError) as exc:
+        raise ModelMissingError(f"namer {namer}: {exc}") from None
+
+
+def load_reader(model: Path, threads: int | None = None, namer: Path | None = None) -> ModelReader:
+    """The real reader (checks the models first, for a one-line error)."""
+    from vision.detector import ModelError
+    from vision.namer import NamerError
+
+    check_model(model, namer)
+    try:
+        return ModelReader(model, threads, namer)
+    except (ModelError, NamerError) as exc:
         raise ModelMissingError(str(exc)) from None

@@ -100,7 +100,19 @@ class Reading(BaseModel):
     request: dict[str, Any] = Field(description="the score-request fields this photo gives")
     warnings: list[ReadingWarning]
     detections: dict[str, list[Any]] = Field(
-        description="columnar: xyxy, class_id, class_name, confidence, role, sideways"
+        description="columnar: xyxy, class_id, class_name, confidence (the chosen name's "
+        "probability), alternatives (per tile: up to 3 names with probabilities, the chosen "
+        "one first), role, sideways"
+    )
+    alternatives: dict[str, list[list[dict[str, Any]]]] = Field(
+        default_factory=dict,
+        description="each tile's names for `hand`, `flowers` and `set_apart`, in the order of "
+        "the request's notation: the picker offers these first",
+    )
+    suggestion: dict[str, Any] | None = Field(
+        None,
+        description="a winning reading that changes only uncertain tiles to their second or "
+        "third name, with its probability relative to the reading; never applied",
     )
     passes: list[str]
     seconds: float

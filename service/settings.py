@@ -21,17 +21,39 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_MODEL = Path("models/hupai-tiles-v1.onnx")
 
 
+def _shipped(role: str) -> Path | None:
+    """The shipped finder or namer (``models/reader.json``), relative to the repository."""
+    from vision.detector import shipped_file
+
+    path = shipped_file(role)
+    return Path("models") / path.name if path is not None else None
+
+
+def _shipped_finder() -> Path:
+    return _shipped("finder") or DEFAULT_MODEL
+
+
 class Settings(BaseSettings):
     """Every setting has an environment variable: ``HUPAI_`` + the name in capitals
     (``HUPAI_MODEL``, ``HUPAI_MAX_UPLOAD_BYTES``, ``HUPAI_CORS_ORIGINS`` …)."""
 
     model_config = SettingsConfigDict(env_prefix="HUPAI_", extra="ignore")
 
-    model: Path = Field(DEFAULT_MODEL, description="the ONNX tile detector (a .json beside it)")
+    model: Path = Field(
+        default_factory=_shipped_finder,
+        description="the ONNX tile finder or detector (a .json beside it)",
+    )
+    namer: Path | None = Field(
+        default_factory=lambda: _shipped("namer"),
+        description="the ONNX tile namer (a .json beside it); none: the detector names",
+    )
     host: str = Field("127.0.0.1", description="address `hupai serve` listens on")
     port: int = Field(8000, ge=0, le=65535, description="port `hupai serve` listens on")
     max_upload_bytes: int = Field(
         15 * 1024 * 1024, ge=1024, description="largest photo accepted (bytes); larger is 413"
+    )
+    max_json_bytes: int = Field(
+        64 * 1024, ge=1024, description="largest JSON request body (bytes); larger is 413"
     )
     max_pixels: int = Field(
         50_000_000, ge=256, description="largest photo accepted (width × height); larger is 413"
@@ -71,7 +93,14 @@ class Settings(BaseSettings):
     def model_file(self) -> Path:
         """The model path as given, or under the repository root when relative and not in
         the working directory (the caller checks that it exists)."""
-        if self.model.is_absolute() or self.model.exists():
-            return self.model
-        in_repo = REPO_ROOT / self.model
-        return in_repo if in_repo.exists() else self.model
+        return _in_repo(self.model)
+
+    def namer_file(self) -> Path | None:
+        return None if self.namer is None else _in_repo(self.namer)
+
+
+def _in_repo(path: Path) -> Path:
+    if path.is_absolute() or path.exists():
+        return path
+    in_repo = REPO_ROOT / path
+    return in_repo if in_repo.exists() else path

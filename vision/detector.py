@@ -34,6 +34,8 @@ PROVISIONAL = (
     Path(__file__).resolve().parent.parent / "data" / "provisional" / "hupai-tiles-dev.onnx"
 )
 MODEL_ENV = "HUPAI_MODEL"
+#: The shipped pair: which finder and which namer read together, with their versions.
+PAIR_MANIFEST = REPO_MODELS / "reader.json"
 THREADS_ENV = "HUPAI_THREADS"
 
 #: Decoding keeps at most this many candidates (by score) before NMS.
@@ -90,9 +92,13 @@ class ModelManifest:
             ) from None
 
 
+#: A finder's one class: it boxes tiles, a namer names them.
+FINDER_CLASSES = ("tile",)
+
+
 def check_classes(manifest: ModelManifest, source: str) -> None:
-    """The model must know exactly hupai's class list, in order."""
-    if manifest.class_names != CLASS_NAMES:
+    """The model must know exactly hupai's class list, in order — or be a finder."""
+    if manifest.class_names != CLASS_NAMES and manifest.class_names != FINDER_CLASSES:
         theirs, ours = manifest.class_names, CLASS_NAMES
         if len(theirs) != len(ours):
             detail = f"{len(theirs)} classes, hupai has {len(ours)}"
@@ -115,13 +121,22 @@ def find_model(model: str | Path | None = None) -> Path:
         if not path.is_file():
             raise ModelError(f"{path}: no such model file")
         return path
-    for candidate in (REPO_MODELS / f"{MODEL_NAME}.onnx", PROVISIONAL):
-        if candidate.is_file():
+    for candidate in (shipped_file("finder"), REPO_MODELS / f"{MODEL_NAME}.onnx", PROVISIONAL):
+        if candidate is not None and candidate.is_file():
             return candidate
     raise ModelError(
         f"no model found: expected {REPO_MODELS / (MODEL_NAME + '.onnx')}; "
         f"pass --model PATH or set {MODEL_ENV}"
     )
+
+
+def shipped_file(role: str) -> Path | None:
+    """The shipped ``finder`` or ``namer`` file named by ``models/reader.json``."""
+    try:
+        data = json.loads(PAIR_MANIFEST.read_text(encoding="utf-8"))
+        return REPO_MODELS / str(data[role]["file"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def load_manifest(model_path: Path, session: Any = None) -> ModelManifest:
@@ -218,7 +233,7 @@ def letterbox(image: Image, size: tuple[int, int], pad_value: int = 114) -> tupl
 
     h, w = image.shape[:2]
     ratio = min(size[0] / h, size[1] / w)
-    new_w, new_h = round(w * ratio), round(h * ratio)
+    new_w, new_h = max(1, round(w * ratio)), max(1, round(h * ratio))  # a 16×20000 strip too
     dw, dh = (size[1] - new_w) / 2, (size[0] - new_h) / 2
     if (new_w, new_h) != (w, h):
         interp = cv2.INTER_AREA if ratio < 1 else cv2.INTER_LINEAR
@@ -237,9 +252,11 @@ def decode(
     conf: float,
     iou: float,
     max_candidates: int = MAX_CANDIDATES,
+    agnostic: bool = False,
 ) -> Detections:
     """YOLOv8 head output ``(4 + classes, anchors)`` → detections in input pixels, after
-    per-class NMS and removal of boxes of another class on the same tile."""
+    per-class NMS and removal of boxes of another class on the same tile; ``agnostic``: one
+    box per tile whatever its class (a finder's boxes, named afterwards)."""
     if output.ndim == 3:
         output = output[0]
     if output.shape[0] != 4 + num_classes:
@@ -256,6 +273,14 @@ def decode(
     cx, cy, w, h = (output[k, keep].astype(np.float64) for k in range(4))
     xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
     det = Detections(xyxy, best[keep].astype(np.float64), class_id[keep].astype(np.int64))
+    return merge_boxes(det, iou, agnostic)
+
+
+def merge_boxes(det: Detections, iou: float, agnostic: bool) -> Detections:
+    """One box per tile: NMS (per class, or across classes when ``agnostic``), then the
+    weaker of two boxes on one tile goes (see :meth:`Detections.without_cross_class_duplicates`)."""
+    if agnostic:
+        return det.without_cross_class_duplicates(iou=min(iou, 0.7))
     return det.with_nms(iou).without_cross_class_duplicates()
 
 
@@ -308,6 +333,11 @@ class Detector:
     def num_classes(self) -> int:
         return len(self.manifest.class_names)
 
+    @property
+    def is_finder(self) -> bool:
+        """A class-agnostic finder: its boxes need a namer."""
+        return self.manifest.class_names == FINDER_CLASSES
+
     def blob(self, image: Image) -> tuple[NDArray[np.float32], Letterbox]:
         """Model input for a BGR image and the letterbox that made it."""
         boxed, lb = letterbox(image, self.input_size, self.manifest.pad_value)
@@ -316,13 +346,16 @@ class Detector:
         x = boxed.transpose(2, 0, 1)[None].astype(np.float32) * np.float32(self.manifest.scale)
         return np.ascontiguousarray(x), lb
 
-    def detect(self, image: Image, *, conf: float | None = None) -> Detections:
-        """Detect tiles in a BGR image (whole image, letterboxed); boxes in image pixels."""
+    def detect(
+        self, image: Image, *, conf: float | None = None, agnostic: bool = False
+    ) -> Detections:
+        """Detect tiles in a BGR image (whole image, letterboxed); boxes in image pixels.
+        ``agnostic``: one box per tile, whatever class it scores (the finder's use)."""
         x, lb = self.blob(image)
         output = self.manifest.output_name or self.session.get_outputs()[0].name
         (out,) = self.session.run([output], {self.manifest.input_name: x})
         threshold = self.conf if conf is None else conf
-        det = decode(np.asarray(out), self.num_classes, threshold, self.iou)
+        det = decode(np.asarray(out), self.num_classes, threshold, self.iou, agnostic=agnostic)
         h, w = image.shape[:2]
         return Detections(lb.to_image(det.xyxy), det.confidence, det.class_id).clipped(w, h)
 
@@ -333,6 +366,7 @@ class Detector:
         size: tuple[int, int],
         *,
         conf: float | None = None,
+        agnostic: bool = False,
     ) -> Detections:
         """Detect in ``cv2.warpAffine(image, matrix, size)`` (size = (width, height));
         boxes are in the warped frame."""
@@ -346,7 +380,7 @@ class Detector:
             borderMode=cv2.BORDER_CONSTANT,
             borderValue=(self.manifest.pad_value,) * 3,
         )
-        return self.detect(np.asarray(warped, dtype=np.uint8), conf=conf)
+        return self.detect(np.asarray(warped, dtype=np.uint8), conf=conf, agnostic=agnostic)
 
     def detect_tiled(
         self,
@@ -355,6 +389,7 @@ class Detector:
         overlap: float = 0.25,
         *,
         conf: float | None = None,
+        agnostic: bool = False,
     ) -> Detections:
         """Detect in overlapping square windows of ``window`` px (each letterboxed to the
         model input); a box cut by a window edge inside the image is left to the window that
@@ -362,7 +397,7 @@ class Detector:
         h, w = image.shape[:2]
         parts: list[Detections] = []
         for x0, y0, x1, y1 in windows(w, h, window, overlap):
-            det = self.detect(image[y0:y1, x0:x1], conf=conf)
+            det = self.detect(image[y0:y1, x0:x1], conf=conf, agnostic=agnostic)
             margin = 2.0
             inner = np.ones(len(det), dtype=bool)
             if x0 > 0:
@@ -374,8 +409,7 @@ class Detector:
             if y1 < h:
                 inner &= det.xyxy[:, 3] < (y1 - y0) - margin
             parts.append(det[inner].scaled(1.0, (x0, y0)))
-        merged = Detections.concat(parts)
-        return merged.with_nms(self.iou).without_cross_class_duplicates()
+        return merge_boxes(Detections.concat(parts), self.iou, agnostic)
 
 
 def windows(

@@ -57,7 +57,15 @@ from datasets.yolo import data_yaml_text
 from vision.classes import CLASS_NAMES
 from vision.detections import Detections
 from vision.detector import Detector, ModelError, find_model
-from vision.reading import Reading, build_reading, detect_photo
+from vision.namer import Namer, NamerError
+from vision.reading import (
+    NamedTiles,
+    Reading,
+    build_reading,
+    default_namer,
+    detect_photo,
+    name_tiles,
+)
 
 #: Files read as photos (by suffix, any case); anything else is listed as not a photo.
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff", ".heic", ".heif")
@@ -90,6 +98,8 @@ class LabelOptions:
     out: Path
     formats: tuple[str, ...] = FORMATS
     model: str | None = None
+    namer: str | None = None  # default: the shipped namer (none: the detector names)
+    no_namer: bool = False
     conf: float = 0.25
     workers: int = 1
     threads: int | None = None  # onnxruntime threads per worker (default: cores / workers)
@@ -395,6 +405,7 @@ def label_photo(
     rel: str,
     path: Path,
     *,
+    namer: Namer | None = None,
     previews: bool = False,
     data: bytes | None = None,
 ) -> dict[str, Any]:
@@ -411,7 +422,10 @@ def label_photo(
     except (ImageError, OSError) as exc:
         return {"rel": rel, "ok": False, "error": _error_text(exc, path, rel)}
     try:
-        det, to_image, angle, passes = detect_photo(detector, image)
+        det, to_image, angle, passes = detect_photo(detector, image, finder=namer is not None)
+        named = name_tiles(namer, image, det, to_image) if namer is not None else None
+        if named is not None:
+            det = named.detections
         h, w = image.shape[:2]
         out: dict[str, Any] = {
             "rel": rel,
@@ -428,6 +442,9 @@ def label_photo(
             "angle": float(angle),
             "passes": list(passes),
         }
+        if named is not None:  # the namer's alternatives travel with the labels
+            out["frame"]["alternatives"] = named.alternatives.tolist()
+            out["frame"]["alternative_probs"] = _floats(named.alternative_probs)
         out["seconds"] = round(time.perf_counter() - began, 4)
         if previews:
             out["thumb"] = thumbnail(image, reading_of(out, rel))
@@ -449,12 +466,18 @@ def reading_of(entry: dict[str, Any], rel: str) -> Reading:
     """The reading of a photo rebuilt from its manifest entry (no model needed)."""
     frame = entry["frame"]
     det = Detections.make(frame["xyxy"], frame["class_id"], frame["confidence"])
+    names = None
+    if "alternatives" in frame:
+        alt = np.asarray(frame["alternatives"], np.int64).reshape(len(det), -1)
+        alt_p = np.asarray(frame["alternative_probs"], np.float64).reshape(len(det), -1)
+        names = NamedTiles(det, alt, alt_p, det.confidence)
     reading = build_reading(
         det,
         np.asarray(entry["to_image"], dtype=np.float64),
         float(entry["angle"]),
         (int(entry["width"]), int(entry["height"])),
         source=rel,
+        names=names,
     )
     return dataclasses.replace(
         reading, passes=tuple(entry.get("passes", ())), seconds=float(entry.get("seconds", 0.0))
@@ -482,13 +505,22 @@ def thumbnail(image: Any, reading: Reading) -> bytes:
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(model: str, threads: int | None, conf: float, previews: bool) -> None:
+def _init_worker(
+    model: str, namer: str | None, threads: int | None, conf: float, previews: bool
+) -> None:
     _WORKER["detector"] = Detector(model, threads=threads, conf=conf)
+    _WORKER["namer"] = Namer(namer, threads=threads) if namer else None
     _WORKER["previews"] = previews
 
 
 def _work(rel: str, path: str) -> dict[str, Any]:
-    return label_photo(_WORKER["detector"], rel, Path(path), previews=_WORKER["previews"])
+    return label_photo(
+        _WORKER["detector"],
+        rel,
+        Path(path),
+        namer=_WORKER["namer"],
+        previews=_WORKER["previews"],
+    )
 
 
 class RayLabeller:
@@ -504,13 +536,21 @@ class RayLabeller:
         if model.get("json"):
             onnx.with_suffix(".json").write_bytes(model["json"])
         self.detector = Detector(onnx, threads=threads, conf=conf)
+        self.namer = None
+        if model.get("namer_onnx"):
+            namer = self.dir / "namer.onnx"
+            namer.write_bytes(model["namer_onnx"])
+            namer.with_suffix(".json").write_bytes(model["namer_json"])
+            self.namer = Namer(namer, threads=threads)
         self.previews = previews
 
     def label(self, rel: str, data: bytes) -> dict[str, Any]:
         path = self.dir / ("photo" + PurePosixPath(rel).suffix)
         path.write_bytes(data)
         try:
-            return label_photo(self.detector, rel, path, previews=self.previews, data=data)
+            return label_photo(
+                self.detector, rel, path, namer=self.namer, previews=self.previews, data=data
+            )
         finally:
             path.unlink(missing_ok=True)
 
@@ -518,13 +558,15 @@ class RayLabeller:
 # -- engines: photos in, results out (in any order) ----------------------------------------
 
 
-def _run_inline(detector: Detector, todo: list[Photo], previews: bool) -> Iterator[dict[str, Any]]:
+def _run_inline(
+    detector: Detector, namer: Namer | None, todo: list[Photo], previews: bool
+) -> Iterator[dict[str, Any]]:
     for p in todo:
-        yield label_photo(detector, p.rel, p.path, previews=previews)
+        yield label_photo(detector, p.rel, p.path, namer=namer, previews=previews)
 
 
 def _run_processes(
-    model: str, todo: list[Photo], opts: LabelOptions, threads: int | None
+    model: str, namer: str | None, todo: list[Photo], opts: LabelOptions, threads: int | None
 ) -> Iterator[dict[str, Any]]:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -535,7 +577,7 @@ def _run_processes(
         max_workers=opts.workers,
         mp_context=ctx,
         initializer=_init_worker,
-        initargs=(model, threads, opts.conf, opts.previews),
+        initargs=(model, namer, threads, opts.conf, opts.previews),
     ) as pool:
         pending: set[Future[dict[str, Any]]] = set()
         queue = iter(todo)
@@ -557,7 +599,7 @@ def _run_processes(
 
 
 def _run_ray(
-    model: Path, todo: list[Photo], opts: LabelOptions, threads: int | None
+    model: Path, namer: Path | None, todo: list[Photo], opts: LabelOptions, threads: int | None
 ) -> Iterator[dict[str, Any]]:
     try:
         import ray
@@ -574,6 +616,9 @@ def _run_ray(
         manifest = model.with_suffix(".json")
         if manifest.is_file():
             blob["json"] = manifest.read_bytes()
+        if namer is not None:
+            blob["namer_onnx"] = namer.read_bytes()
+            blob["namer_json"] = namer.with_suffix(".json").read_bytes()
         model_ref = ray.put(blob)
         actor = ray.remote(num_cpus=1)(RayLabeller)
         actors = [
@@ -774,11 +819,18 @@ def run_label_job(
     try:
         model = find_model(opts.model)
         detector = Detector(model, threads=opts.threads, conf=opts.conf)  # checks it up front
-    except ModelError as exc:
+        namer = None
+        if not opts.no_namer:
+            namer = Namer(opts.namer, threads=opts.threads) if opts.namer else default_namer()
+        if namer is None and detector.is_finder:
+            raise LabelJobError(f"{model} is a finder: it needs a namer (--namer)")
+    except (ModelError, NamerError) as exc:
         raise LabelJobError(str(exc)) from None
     settings = {
         "model_sha256": sha256_file(model),
-        "model_version": f"{detector.manifest.name} {detector.manifest.version}",
+        "model_version": f"{detector.manifest.name} {detector.manifest.version}"
+        + (f" + {namer.manifest.name} {namer.manifest.version}" if namer else ""),
+        "namer_sha256": sha256_file(namer.path) if namer else None,
         "conf": opts.conf,
         "iou": detector.iou,
     }
@@ -788,7 +840,8 @@ def run_label_job(
     with _Lock(state):
         store = Store.open(state)
         try:
-            _job(opts, detector, model, settings, store, report, scorer, progress, in_place)
+            models = (detector, namer)
+            _job(opts, models, model, settings, store, report, scorer, progress, in_place)
         finally:
             store.commit()
     report.seconds = time.perf_counter() - began
@@ -818,7 +871,7 @@ def _check_folders(photos: Path, out: Path) -> None:
 
 def _job(
     opts: LabelOptions,
-    detector: Detector,
+    models: tuple[Detector, Namer | None],
     model: Path,
     settings: dict[str, Any],
     store: Store,
@@ -827,6 +880,8 @@ def _job(
     progress: IO[str] | None,
     in_place: bool,
 ) -> None:
+    detector, namer = models
+    namer_path = None if namer is None else namer.path
     out = opts.out
     photos, report.not_photos = scan(opts.photos, exclude=[out])
     report.photos = len(photos)
@@ -882,11 +937,13 @@ def _job(
     if not todo:
         results: Iterator[dict[str, Any]] = iter(())
     elif opts.engine == "ray":
-        results = _run_ray(model, todo, opts, threads)
+        results = _run_ray(model, namer_path, todo, opts, threads)
     elif opts.workers == 1:
-        results = _run_inline(detector, todo, opts.previews)
+        results = _run_inline(detector, namer, todo, opts.previews)
     else:
-        results = _run_processes(str(model), todo, opts, threads)
+        results = _run_processes(
+            str(model), None if namer_path is None else str(namer_path), todo, opts, threads
+        )
     try:
         for result in results:
             p = by_rel[result["rel"]]

@@ -221,3 +221,100 @@ def _confusions(pred: Boxes, truth: Boxes) -> Counter[tuple[int, int]]:
         if row[p] >= 0.5 and pred.class_id[p] != truth.class_id[t]:
             out[(int(truth.class_id[t]), int(pred.class_id[p]))] += 1
     return out
+
+
+# -- the two stages of reading ------------------------------------------------------------
+
+#: Tile size bins (longer box side, photo pixels) for recall by size.
+SIZE_BINS = (0, 32, 48, 64, 96, 128, 192, 100_000)
+
+
+def match_pairs(
+    pred: NDArray[np.float64], truth: NDArray[np.float64], iou: float = 0.5
+) -> list[tuple[int, int]]:
+    """Class-agnostic one-to-one matches ``(truth, pred)`` at IoU ≥ ``iou``, best first.
+
+    >>> match_pairs(np.array([[0, 0, 10, 10.], [20, 0, 30, 10]]), np.array([[1, 0, 11, 10.]]))
+    [(0, 0)]
+    """
+    if len(pred) == 0 or len(truth) == 0:
+        return []
+    ious = box_iou(truth, pred)
+    t_idx, p_idx = np.nonzero(ious >= iou)
+    order = np.argsort(-ious[t_idx, p_idx], kind="stable")
+    used_t: set[int] = set()
+    used_p: set[int] = set()
+    out = []
+    for k in order:
+        t, p = int(t_idx[k]), int(p_idx[k])
+        if t in used_t or p in used_p:
+            continue
+        used_t.add(t)
+        used_p.add(p)
+        out.append((t, p))
+    return out
+
+
+@dataclass
+class StageReport:
+    """Reading measured stage by stage: the finder's boxes (class-agnostic), the boxes the
+    namer kept (found tiles), the names of found tiles (top-1/2/3), per class and size."""
+
+    truth: int = 0
+    finder_boxes: int = 0
+    finder_hits: int = 0
+    kept_boxes: int = 0
+    found: int = 0
+    named: int = 0
+    top2: int = 0
+    top3: int = 0
+    per_class: dict[int, list[int]] = field(default_factory=dict)  # truth, found, named
+    per_size: dict[int, list[int]] = field(default_factory=dict)  # bin → truth, found, named
+
+    def add(
+        self,
+        truth: Boxes,
+        finder_xyxy: NDArray[np.float64],
+        read: Boxes,
+        alternatives: NDArray[np.int64] | None,
+    ) -> None:
+        self.truth += len(truth)
+        self.finder_boxes += len(finder_xyxy)
+        self.finder_hits += len(match_pairs(finder_xyxy, truth.xyxy))
+        self.kept_boxes += len(read)
+        side = (truth.xyxy[:, 2:] - truth.xyxy[:, :2]).max(axis=1) if len(truth) else []
+        bins = np.digitize(side, SIZE_BINS) - 1 if len(truth) else np.zeros(0, int)
+        found = dict(match_pairs(read.xyxy, truth.xyxy))
+        for t in range(len(truth)):
+            cls, b = int(truth.class_id[t]), int(bins[t])
+            row_c = self.per_class.setdefault(cls, [0, 0, 0])
+            row_s = self.per_size.setdefault(b, [0, 0, 0])
+            row_c[0] += 1
+            row_s[0] += 1
+            if t not in found:
+                continue
+            p = found[t]
+            self.found += 1
+            row_c[1] += 1
+            row_s[1] += 1
+            names = alternatives[p] if alternatives is not None else read.class_id[p : p + 1]
+            if int(read.class_id[p]) == cls:
+                self.named += 1
+                row_c[2] += 1
+                row_s[2] += 1
+            self.top2 += int(cls in names[:2].tolist())
+            self.top3 += int(cls in names[:3].tolist())
+
+    def figures(self) -> dict[str, float]:
+        def ratio(a: int, b: int) -> float:
+            return a / b if b else 0.0
+
+        return {
+            "finder_recall": ratio(self.finder_hits, self.truth),
+            "finder_precision": ratio(self.finder_hits, self.finder_boxes),
+            "found_recall": ratio(self.found, self.truth),
+            "found_precision": ratio(self.found, self.kept_boxes),
+            "namer_accuracy": ratio(self.named, self.found),
+            "namer_top2": ratio(self.top2, self.found),
+            "namer_top3": ratio(self.top3, self.found),
+        }

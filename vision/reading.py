@@ -30,6 +30,7 @@ from vision.classes import BACK, CLASS_NAMES, tile_of
 from vision.detections import Detections
 from vision.detector import Detector, Image, load_image
 from vision.layout import CalledFrom, HandLayout, MeldShape, Role, analyse, row_angle
+from vision.namer import REJECT, Namer, NamerError
 
 #: Zoom so that a tile's side spans about this many model-input pixels (the real training
 #: photos' tiles are 60-80 px at 640).
@@ -42,6 +43,11 @@ ZOOM_GAIN = 1.3
 LOW_CONFIDENCE = 0.5
 #: Tiles smaller than this in the photo (px, shorter box side) are worth a closer shot.
 SMALL_TILE_PX = 24.0
+#: With a namer the detector only finds: it keeps boxes down to this score (the namer
+#: drops what is not a tile), so a tile the detector was unsure of is still read.
+FINDER_CONF = 0.1
+#: A box is not a tile when the namer gives "reject" at least this probability.
+REJECT_ABOVE = 0.5
 
 WARNING_CODES: dict[str, str] = {
     "no_tiles": "Photograph the hand from closer, in good light, tiles face up.",
@@ -119,6 +125,10 @@ class Reading:
     hand_detections: tuple[int, ...] = ()
     win_detection: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: per detection, the namer's top names (the chosen one first) and their probabilities,
+    #: (n, 3); None when the detector named the tiles itself
+    alternatives: NDArray[np.int64] | None = None
+    alternative_probs: NDArray[np.float64] | None = None
 
     # -- views ---------------------------------------------------------------------------
     @property
@@ -129,6 +139,17 @@ class Reading:
     @property
     def codes(self) -> list[str]:
         return [w.code for w in self.warnings]
+
+    def alternatives_of(self, i: int) -> list[dict[str, Any]]:
+        """Detection ``i``'s names, the chosen one first: ``[{"tile", "p"}, …]``."""
+        if self.alternatives is None or self.alternative_probs is None:
+            c = int(self.detections.class_id[i])
+            return [{"tile": CLASS_NAMES[c], "p": round(float(self.detections.confidence[i]), 3)}]
+        return [
+            {"tile": CLASS_NAMES[int(c)], "p": round(float(p), 3)}
+            for c, p in zip(self.alternatives[i], self.alternative_probs[i], strict=True)
+            if int(c) < len(CLASS_NAMES)
+        ]
 
     def indicator_or_fishing(self, city: str | None = None) -> dict[str, Any]:
         """The set-apart tiles as the city's request field: ``indicator`` (one flipped
@@ -200,12 +221,24 @@ class Reading:
                 "class_id": self.detections.class_id.tolist(),
                 "class_name": self.names,
                 "confidence": np.round(self.detections.confidence, 3).tolist(),
+                "alternatives": [self.alternatives_of(i) for i in range(len(self.detections))],
                 "role": list(self.roles),
                 "sideways": [bool(x) for x in self.layout.sideways],
             },
+            "alternatives": self.place_alternatives(),
             "passes": list(self.passes),
             "seconds": round(self.seconds, 3),
         }
+
+    def place_alternatives(self) -> dict[str, list[list[dict[str, Any]]]]:
+        """Each tile's names (chosen first) for the hand, the flowers and the set-apart
+        tiles, in the order of the request's notation (tiles sorted as it sorts them)."""
+        places = self.extra.get("places", {})
+        out = {}
+        for place, idx in places.items():
+            ordered = sorted(idx, key=lambda i: int(self.detections.class_id[i]))
+            out[place] = [self.alternatives_of(i) for i in ordered]
+        return out
 
 
 _SEAT_STEP = {"left": 3, "across": 2, "right": 1}
@@ -233,6 +266,40 @@ def get_detector(model: str | None = None, threads: int | None = None) -> Detect
     return Detector(model, threads=threads)
 
 
+@cache
+def get_namer(model: str | None = None, threads: int | None = None) -> Namer:
+    """The process's namer (one ONNX session per model and thread count)."""
+    return Namer(model, threads=threads)
+
+
+def default_namer(threads: int | None = None) -> Namer | None:
+    """The shipped namer, or None where it is not installed (the detector then names)."""
+    try:
+        return get_namer(None, threads)
+    except NamerError:
+        return None
+
+
+#: The windowed search of a large photo uses at most this many windows along a side (so a
+#: blank 7000×7000 photo costs a bounded number of passes).
+WINDOWS_PER_SIDE = 4
+#: A photo whose thumbnail varies less than this (grey levels, standard deviation of the
+#: local contrast) shows nothing to find: no windowed search.
+FEATURELESS_BELOW = 1.5
+
+
+def featureless(image: Image) -> bool:
+    """A blank or nearly uniform photo (checked on a small thumbnail, cheaply)."""
+    import cv2
+
+    h, w = image.shape[:2]
+    step = max(1, max(h, w) // 256)
+    thumb = np.ascontiguousarray(image[::step, ::step])
+    grey = cv2.cvtColor(thumb, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    edges = cv2.Laplacian(grey, cv2.CV_32F)
+    return float(edges.std()) < FEATURELESS_BELOW and float(grey.std()) < 4 * FEATURELESS_BELOW
+
+
 @dataclass
 class _Pass:
     det: Detections  # in the frame
@@ -246,17 +313,21 @@ def _tile_side(det: Detections) -> float:
 
 
 def detect_photo(
-    detector: Detector, image: Image
+    detector: Detector, image: Image, *, finder: bool = False
 ) -> tuple[Detections, NDArray[np.float64], float, list[str]]:
     """Detect with the passes the photo needs; returns (detections in the final frame,
-    frame → photo affine, the angle the layout should use, pass names)."""
+    frame → photo affine, the angle the layout should use, pass names). ``finder``: one
+    box per tile whatever its class, down to :data:`FINDER_CONF` (a namer names them)."""
     h, w = image.shape[:2]
     model_side = max(detector.input_size)
     identity = np.array([[1.0, 0, 0], [0, 1.0, 0]])
-    det = detector.detect(image)
+    look: dict[str, Any] = {"agnostic": True, "conf": FINDER_CONF} if finder else {}
+    det = detector.detect(image, **look)
     passes = ["full"]
-    if len(det) == 0 and max(h, w) > 1.5 * model_side:
-        det = detector.detect_tiled(image, window=2 * model_side)
+    if len(det) == 0 and max(h, w) > 1.5 * model_side and not featureless(image):
+        # tiles too small for the full pass: look in windows, at most MAX_WINDOWS of them
+        window = max(2 * model_side, math.ceil(max(h, w) / WINDOWS_PER_SIDE))
+        det = detector.detect_tiled(image, window=window, **look)
         passes.append("tiled")
     if len(det) == 0:
         return det, identity, 0.0, passes
@@ -281,10 +352,10 @@ def detect_photo(
     m[:, 2] = -zoom * lo
     if max(out_w, out_h) > 2.5 * model_side:
         warped = _warp(image, m, (out_w, out_h), detector.manifest.pad_value)
-        det2 = detector.detect_tiled(warped, window=round(1.25 * model_side))
+        det2 = detector.detect_tiled(warped, window=round(1.25 * model_side), **look)
         name = f"level {angle:+.0f}° zoom ×{zoom / first_scale:.1f}, tiled"
     else:
-        det2 = detector.detect_warped(image, m, (out_w, out_h))
+        det2 = detector.detect_warped(image, m, (out_w, out_h), **look)
         name = f"level {angle:+.0f}° zoom ×{zoom / first_scale:.1f}"
     if len(det2) < 0.8 * len(det):  # the second look lost tiles: keep the first
         return det, identity, angle, passes
@@ -333,27 +404,119 @@ def read_photo(
     path: str | Path,
     *,
     detector: Detector | None = None,
+    namer: Namer | None = None,
     win_tile: Tile | str | None = None,
 ) -> Reading:
     """Read a winning hand from a photo file (see :func:`read_image`)."""
     image = load_image(path)
-    return read_image(image, detector=detector, win_tile=win_tile, source=str(path))
+    return read_image(image, detector=detector, namer=namer, win_tile=win_tile, source=str(path))
 
 
 def read_image(
     image: Image,
     *,
     detector: Detector | None = None,
+    namer: Namer | None = None,
     win_tile: Tile | str | None = None,
     source: str = "<image>",
 ) -> Reading:
-    """Read a winning hand from a BGR image: detect, lay out, check."""
+    """Read a winning hand from a BGR image: find the tiles, name them, lay out, check.
+
+    With a ``namer`` the detector only finds the tiles and the namer names each from the
+    photo's own pixels; without one the detector's classes are the names. Neither given:
+    the shipped pair (the shipped detector alone where no namer is installed).
+    """
     began = time.perf_counter()
-    detector = detector or get_detector()
-    det, to_image, angle, passes = detect_photo(detector, image)
+    if detector is None:
+        detector = get_detector()
+        namer = namer or default_namer()
+    if namer is None and detector.is_finder:
+        from vision.detector import ModelError
+
+        raise ModelError(f"{detector.path}: a finder only boxes tiles; reading needs a namer too")
+    det, to_image, angle, passes = detect_photo(detector, image, finder=namer is not None)
     h, w = image.shape[:2]
-    reading = build_reading(det, to_image, angle, (w, h), win_tile=win_tile, source=source)
-    return _with(reading, passes=tuple(passes), seconds=time.perf_counter() - began)
+    found = photo_boxes(det.xyxy, to_image)
+    named = name_tiles(namer, image, det, to_image) if namer is not None else None
+    if named is not None:
+        det = named.detections
+    reading = build_reading(
+        det, to_image, angle, (w, h), win_tile=win_tile, source=source, names=named
+    )
+    return _with(
+        reading,
+        passes=tuple(passes),
+        seconds=time.perf_counter() - began,
+        extra={**reading.extra, "found_xyxy": found},
+    )
+
+
+def rebuild(reading: Reading, class_id: NDArray[np.int64]) -> Reading:
+    """The same photo read with other names for its detections (a suggestion, a fix)."""
+    frame = reading.extra["frame"]
+    det = Detections(frame["xyxy"], reading.detections.confidence, class_id)
+    names = None
+    if reading.alternatives is not None and reading.alternative_probs is not None:
+        names = NamedTiles(det, reading.alternatives, reading.alternative_probs, det.confidence)
+    again = build_reading(
+        det,
+        frame["to_image"],
+        frame["angle"],
+        (reading.width, reading.height),
+        win_tile=frame["win_tile"],
+        source=reading.source,
+        names=names,
+    )
+    return _with(again, passes=reading.passes, seconds=reading.seconds, extra=reading.extra)
+
+
+def photo_boxes(xyxy: NDArray[np.float64], to_image: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Boxes of a frame as boxes of the photo (the envelope of each turned box)."""
+    if len(xyxy) == 0:
+        return np.zeros((0, 4))
+    quads = _corners(xyxy) @ to_image[:, :2].T + to_image[:, 2]
+    return np.concatenate([quads.min(1), quads.max(1)], axis=1)
+
+
+@dataclass(frozen=True)
+class NamedTiles:
+    """The finder's boxes that the namer takes for tiles, named (``class_id`` the decoded
+    name, ``confidence`` its probability), with each box's alternatives."""
+
+    detections: Detections
+    alternatives: NDArray[np.int64]
+    alternative_probs: NDArray[np.float64]
+    finder_confidence: NDArray[np.float64]
+
+
+def name_tiles(
+    namer: Namer, image: Image, det: Detections, to_image: NDArray[np.float64] | None
+) -> NamedTiles:
+    """Name the finder's boxes (in the frame ``to_image`` maps onto the photo) from the
+    photo's pixels; drop what is not a tile; decode the names hand-wide (copy caps)."""
+    from vision.decoding import alternatives, decode_names
+
+    names = namer.name(image, det.xyxy, to_image)
+    keep = names.probs[:, REJECT] < REJECT_ABOVE if len(det) else np.zeros(0, bool)
+    probs = names.probs[keep]
+    kept = det[keep]
+    if len(kept):
+        probs = probs.copy()
+        probs[:, REJECT] = 0.0  # a kept box is a tile: its names share the rest
+        probs /= probs.sum(axis=1, keepdims=True)
+    chosen = decode_names(probs) if len(kept) else np.zeros(0, np.int64)
+    alt, alt_p = (
+        alternatives(probs, chosen)
+        if len(kept)
+        else (
+            np.zeros((0, 3), np.int64),
+            np.zeros((0, 3)),
+        )
+    )
+    conf = alt_p[:, 0] if len(kept) else np.zeros(0)
+    return NamedTiles(
+        Detections(kept.xyxy, np.asarray(conf, np.float64), chosen), alt, alt_p, kept.confidence
+    )
 
 
 def _with(reading: Reading, **changes: Any) -> Reading:
@@ -370,8 +533,10 @@ def build_reading(
     *,
     win_tile: Tile | str | None = None,
     source: str = "<detections>",
+    names: NamedTiles | None = None,
 ) -> Reading:
-    """The reading of detections (in a frame mapped to the photo by ``to_image``)."""
+    """The reading of detections (in a frame mapped to the photo by ``to_image``);
+    ``names``: the namer's verdict on them (alternatives travel with the reading)."""
     w, h = size
     if to_image is None:
         to_image = np.array([[1.0, 0, 0], [0, 1.0, 0]])
@@ -473,6 +638,16 @@ def build_reading(
         roles=tuple(roles),
         hand_detections=tuple(hand_idx),
         win_detection=win_det,
+        alternatives=None if names is None else names.alternatives,
+        alternative_probs=None if names is None else names.alternative_probs,
+        extra={
+            "frame": {"xyxy": det.xyxy, "to_image": to_image, "angle": angle, "win_tile": win_tile},
+            "places": {
+                "hand": list(hand_idx),
+                "flowers": [i for g in layout.role_of(Role.FLOWERS) for i in g.tiles],
+                "set_apart": [i for i in set_apart_idx if det.class_id[i] != BACK],
+            },
+        },
     )
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.classes import CLASS_NAMES, CLASSES_VERSION
+from vision.detector import FINDER_CLASSES
 
 #: Architecture the shipped model is built from (ultralytics' own YAML, no weights).
 DEFAULT_ARCH = "yolov8n.yaml"
@@ -78,6 +79,7 @@ class TrainConfig:
     # scratch in the epochs a CPU affords. A nominal batch equal to the batch steps every batch.
     nbs: int = 16
     cache: str | bool = False  # "ram" decodes every image once (≈ 3 GB for 3,500 at 512 px)
+    single_cls: bool = False  # a class-agnostic finder: every box is "a tile"
     patience: int = 100
     seed: int = 0
     device: str = "cpu"
@@ -174,7 +176,9 @@ def export_onnx(
     model = YOLO(str(weights))
     train_args = dict((getattr(model, "ckpt", None) or {}).get("train_args", {}))
     names = [model.names[i] for i in range(len(model.names))]
-    if tuple(names) != CLASS_NAMES:
+    finder = len(names) == 1  # trained with single_cls: one class, "a tile"
+    class_names = list(FINDER_CLASSES) if finder else list(CLASS_NAMES)
+    if not finder and tuple(names) != CLASS_NAMES:
         raise ValueError(f"{weights}: class names {names} differ from vision.classes")
     exported = model.export(
         format="onnx", imgsz=imgsz, opset=ONNX_OPSET, simplify=True, dynamic=False
@@ -184,10 +188,11 @@ def export_onnx(
         shutil.copyfile(exported, out)
     anchors = sum((imgsz // stride) ** 2 for stride in (8, 16, 32))
     manifest = {
-        "name": "hupai-tiles",
+        "name": "hupai-finder" if finder else "hupai-tiles",
+        "kind": "class-agnostic tile finder" if finder else "tile detector",
         "version": version,
         "classes_version": CLASSES_VERSION,
-        "class_names": list(CLASS_NAMES),
+        "class_names": class_names,
         # the YAML the network was first built from, not the weights this stage started at
         "architecture": _architecture(model, train_args),
         "input": {"name": "images", "shape": [1, 3, imgsz, imgsz], "dtype": "float32"},
@@ -200,7 +205,7 @@ def export_onnx(
         },
         "output": {
             "name": "output0",
-            "shape": [1, 4 + len(CLASS_NAMES), anchors],
+            "shape": [1, 4 + len(class_names), anchors],
             "box_format": "cxcywh",
         },
         "opset": ONNX_OPSET,
@@ -228,4 +233,100 @@ def write_mix_yaml(train: list[Path], val: Path, out: Path) -> Path:
     lines += [f"  {i}: '{name}'" for i, name in enumerate(CLASS_NAMES)]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+def weights_from_onnx(
+    onnx_path: Path,
+    out: Path,
+    calibration: list[Path],
+    *,
+    arch: str = DEFAULT_ARCH,
+    imgsz: int = 512,
+) -> Path:
+    """Rebuild trainable ultralytics weights from one of hupai's own ONNX exports.
+
+    The export folds each batch norm into its convolution (``model.i….conv.weight`` and
+    ``.bias`` keep the module names). Each convolution gets the folded kernel back, and its
+    batch norm is set to give the folded bias back — with running statistics measured on
+    ``calibration`` photos, so that training-mode batch statistics start close to them and
+    fine-tuning begins from the exported model's function rather than from noise.
+    """
+    import cv2
+    import numpy as np
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    prepare_offline_env(out.resolve().parent)
+    from ultralytics.nn.modules import Conv  # type: ignore[attr-defined,unused-ignore]
+    from ultralytics.nn.tasks import DetectionModel  # type: ignore[attr-defined,unused-ignore]
+
+    graph = onnx.load(str(onnx_path)).graph
+    folded = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
+    net: Any = DetectionModel(  # type: ignore[no-untyped-call,unused-ignore]
+        arch, nc=len(CLASS_NAMES), verbose=False
+    )
+    net.names = dict(enumerate(CLASS_NAMES))
+    stats: dict[str, list[torch.Tensor]] = {}
+    hooks = []
+    with torch.no_grad():
+        for name, module in net.named_modules():
+            if isinstance(module, Conv):
+                w, b = folded[f"{name}.conv.weight"], folded[f"{name}.conv.bias"]
+                module.conv.weight.copy_(w)
+                bn: Any = module.bn
+                bn.running_mean.zero_()
+                bn.running_var.fill_(1 - bn.eps)
+                bn.weight.fill_(1.0)
+                bn.bias.copy_(b)
+                hooks.append(
+                    module.conv.register_forward_hook(
+                        lambda _m, _i, o, key=name: stats.setdefault(key, []).append(
+                            torch.stack([o.mean((0, 2, 3)), (o * o).mean((0, 2, 3))])
+                        )
+                    )
+                )
+            elif (
+                isinstance(module, torch.nn.Conv2d)
+                and f"{name}.weight" in folded
+                and module.weight.shape == folded[f"{name}.weight"].shape
+            ):  # the head's plain convolutions (the class layer only when the classes match)
+                module.weight.copy_(folded[f"{name}.weight"])
+                if module.bias is not None and f"{name}.bias" in folded:
+                    module.bias.copy_(folded[f"{name}.bias"])
+        net.eval()
+        from vision.detector import letterbox
+
+        for path in calibration:
+            read = cv2.imread(str(path))
+            if read is None:
+                continue
+            boxed, _ = letterbox(np.asarray(read, np.uint8), (imgsz, imgsz))
+            x = torch.from_numpy(boxed[:, :, ::-1].copy()).permute(2, 0, 1)[None].float() / 255
+            net(x)
+    for h in hooks:
+        h.remove()
+    with torch.no_grad():
+        for name, module in net.named_modules():
+            if isinstance(module, Conv) and name in stats:
+                s = torch.stack(stats[name]).mean(0)
+                mean, var = s[0], (s[1] - s[0] ** 2).clamp_min(1e-6)
+                bn = module.bn
+                b = folded[f"{name}.conv.bias"]
+                bn.running_mean.copy_(mean)
+                bn.running_var.copy_(var)
+                bn.weight.copy_(torch.sqrt(var + bn.eps))
+                bn.bias.copy_(mean + b)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    ckpt = {
+        "model": net,  # fp32: a starting point for training
+        "train_args": {"model": arch, "imgsz": imgsz},
+        "epoch": -1,
+        "optimizer": None,
+        "date": None,
+        "version": "hupai weights_from_onnx",
+        "source": str(onnx_path),
+    }
+    torch.save(ckpt, out)
     return out

@@ -28,8 +28,9 @@ Rng = np.random.Generator
 #: Bump when the rendering changes what a seed produces (recorded in each dataset's synth.json).
 #: 1: first release (synth-v1); 2: discards and walls, ink palette swaps, more overhead views,
 #: mostly white faces, corner indices, some images squeezed to a square, block scenes,
-#: leaning standing hands behind a rack.
-RENDER_VERSION = 2
+#: leaning standing hands behind a rack; 3: close-ups (tiles 120 px to 70 % of the short
+#: side) and far views (tiles 11-22 px) for the class-agnostic finder.
+RENDER_VERSION = 3
 #: Share of non-square images squeezed to a square afterwards, like the real set's photos.
 STRETCH_SHARE = 0.15
 #: A tile is labelled when at least this share of its face (or back) is visible.
@@ -268,9 +269,16 @@ class Renderer:
         uv = uv[depth > 0.05 * ref_distance]
         span = np.ptp(uv, axis=0) if len(uv) else np.array([1.0, 1.0])
         fit_px = ref_px * 0.92 * min(width / max(span[0], 1), height / max(span[1], 1))
+        scale_draw = rng.random()
         if opts.tile_px:
             tile_px = float(rng.uniform(*opts.tile_px))
-        elif rng.random() < 0.6:  # the whole layout in the picture, filling much of it
+        elif scale_draw < 0.12:  # close up: a few tiles fill much of the frame
+            tile_px = float(
+                math.exp(rng.uniform(math.log(120), math.log(min(width, height) * 0.7)))
+            )
+        elif scale_draw < 0.2:  # far: many small tiles
+            tile_px = float(rng.uniform(11, 22))
+        elif scale_draw < 0.65:  # the whole layout in the picture, filling much of it
             tile_px = float(np.clip(rng.uniform(0.7, 1.05) * fit_px, 14, 120))
         else:  # closer: part of the layout may fall outside the picture
             tile_px = float(math.exp(rng.uniform(math.log(25), math.log(120))))
@@ -423,7 +431,7 @@ class Renderer:
             uv, depth = cam.project(c)
             if (depth > 0).all():
                 biggest = max(biggest, float(np.ptp(uv[:, 0])), float(np.ptp(uv[:, 1])))
-        tex_w = int(np.clip(biggest * 1.2, 24, 220))
+        tex_w = int(np.clip(biggest * 1.2, 24, 360))
         tex_h = max(8, round(tex_w * tsize.height / tsize.width))
         tex_t = max(3, round(tex_w * tsize.thickness / tsize.width))
         face_noise = (

@@ -1,21 +1,37 @@
-"""``hupai eval DIR``: mAP, per-class AP, confusions, tile precision/recall and the photo
-exact-read rate of a model on a YOLO-format folder, through the product's onnxruntime path."""
+"""``hupai eval DIR``: reading measured stage by stage (finder, namer) and end to end on a
+YOLO-format folder, through the product's onnxruntime path; ``hupai eval --crops DIR``: the
+namer alone on single-tile photos with a labels.csv."""
 
 from __future__ import annotations
 
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from hupai.cli import UserError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    parser = subparsers.add_parser("eval", help="measure the detector on a YOLO-format folder")
-    parser.add_argument("folder", type=Path, help="dataset root, or an images folder")
+    parser = subparsers.add_parser(
+        "eval", help="measure reading on a YOLO-format folder (or the namer on tile photos)"
+    )
+    parser.add_argument("folder", type=Path, nargs="?", help="dataset root, or an images folder")
     parser.add_argument("--split", help="split under images/ (default: test, then val)")
-    parser.add_argument("--model", help="ONNX model (default: the shipped one)")
-    parser.add_argument("--conf", type=float, default=0.25, help="confidence of a read tile")
+    parser.add_argument("--model", help="finder/detector ONNX (default: the shipped one)")
+    parser.add_argument("--namer", help="namer ONNX (default: the shipped one)")
+    parser.add_argument(
+        "--no-namer", action="store_true", help="the detector names the tiles itself"
+    )
+    parser.add_argument(
+        "--crops",
+        type=Path,
+        metavar="DIR",
+        help="measure the namer alone on single-tile photos (DIR/labels.csv: image,tile)",
+    )
+    parser.add_argument(
+        "--conf", type=float, default=0.25, help="confidence of a tile read by the detector alone"
+    )
     parser.add_argument("--threads", type=int, help="onnxruntime threads")
     parser.add_argument("--limit", type=int, help="only the first N photos")
     parser.add_argument(
@@ -28,30 +44,51 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def _eval(args: argparse.Namespace) -> int:
+    from hupai.evaluation import (
+        DatasetError,
+        crops_to_dict,
+        format_crops,
+        format_report,
+        run,
+        run_crops,
+        to_dict,
+    )
     from scoring.tiles import KINDS
     from vision.detector import ModelError
-    from vision.evaluation import DatasetError, format_report, run, to_dict
+    from vision.namer import NamerError
 
     if not 0 < args.conf < 1:
         raise UserError(f"--conf {args.conf}: must be between 0 and 1")
+    if args.json and args.json.is_dir():
+        raise UserError(f"--json {args.json}: is a folder")
+    if args.crops is None and args.folder is None:
+        raise UserError("give a dataset folder, or --crops DIR")
+    figures: dict[str, Any]
     try:
-        evaluation = run(
-            args.folder,
-            model=args.model,
-            split=args.split,
-            conf=args.conf,
-            threads=args.threads,
-            classes=range(KINDS) if args.tiles_only else None,
-            limit=args.limit,
-            progress=True,
-        )
-    except (DatasetError, ModelError) as exc:
+        if args.crops is not None:
+            crops = run_crops(args.crops, namer=args.namer, threads=args.threads)
+            lines = list(format_crops(crops))
+            figures = crops_to_dict(crops)
+        else:
+            evaluation = run(
+                args.folder,
+                model=args.model,
+                namer=args.namer,
+                use_namer=not args.no_namer,
+                split=args.split,
+                conf=args.conf,
+                threads=args.threads,
+                classes=range(KINDS) if args.tiles_only else None,
+                limit=args.limit,
+                progress=True,
+            )
+            lines = list(format_report(evaluation))
+            figures = to_dict(evaluation)
+    except (DatasetError, ModelError, NamerError) as exc:
         raise UserError(str(exc)) from None
-    for line in format_report(evaluation):
+    for line in lines:
         print(line)
     if args.json:
-        if args.json.exists() and args.json.is_dir():
-            raise UserError(f"--json {args.json}: is a folder")
-        args.json.write_text(json.dumps(to_dict(evaluation), indent=2) + "\n")
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
         print(f"wrote {args.json}")
     return 0

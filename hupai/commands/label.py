@@ -49,7 +49,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(default: the number of cores, at most 8)"
     )  # fmt: skip
     parser.add_argument("--threads", type=int, help="onnxruntime threads per worker")
-    parser.add_argument("--model", help="ONNX model (default: models/hupai-tiles-v1.onnx)")
+    parser.add_argument("--model", help="ONNX finder or detector (default: models/reader.json)")
+    parser.add_argument("--namer", help="ONNX namer (default: models/reader.json)")
+    parser.add_argument(
+        "--no-namer", action="store_true", help="the detector names the tiles (no namer)"
+    )
     parser.add_argument(
         "--images",
         choices=("link", "copy"),
@@ -119,6 +123,8 @@ def _label(args: argparse.Namespace) -> int:
         out=Path(args.out),
         formats=formats,
         model=args.model,
+        namer=args.namer,
+        no_namer=args.no_namer,
         conf=args.conf,
         workers=args.workers or default_workers(),
         threads=args.threads,

@@ -35,21 +35,36 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=_read)
 
 
-def add_model_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", help="ONNX model (default: models/hupai-tiles-v1.onnx)")
+def add_model_options(parser: Any) -> None:
+    parser.add_argument("--model", help="ONNX finder or detector (default: models/reader.json)")
+    parser.add_argument("--namer", help="ONNX namer (default: models/reader.json)")
+    parser.add_argument(
+        "--no-namer", action="store_true", help="the detector names the tiles (no namer)"
+    )
     parser.add_argument("--threads", type=int, help="onnxruntime threads (default: all cores)")
 
 
-def load_detector(args: argparse.Namespace) -> Any:
+def load_models(args: argparse.Namespace) -> tuple[Any, Any]:
+    """(detector, namer) from the options: the shipped pair unless told otherwise."""
     from hupai.cli import UserError
     from vision.detector import ModelError
-    from vision.reading import get_detector
+    from vision.namer import NamerError
+    from vision.reading import default_namer, get_detector, get_namer
 
     if args.threads is not None and args.threads < 1:
         raise UserError(f"--threads {args.threads}: need at least one")
     try:
-        return get_detector(args.model, args.threads)
-    except ModelError as exc:
+        detector = get_detector(args.model, args.threads)
+        if args.no_namer:
+            namer = None
+        elif args.namer:
+            namer = get_namer(args.namer, args.threads)
+        else:
+            namer = default_namer(args.threads)
+        if namer is None and detector.is_finder:
+            raise UserError(f"{detector.path} is a finder: it needs a namer (--namer)")
+        return detector, namer
+    except (ModelError, NamerError) as exc:
         raise UserError(str(exc)) from None
 
 
@@ -93,7 +108,7 @@ def _read(args: argparse.Namespace) -> int:
 
     win = parse_win_tile(args.win_tile)
     outs = _outputs(args.photos, args.annotate)
-    detector = load_detector(args)
+    detector, namer = load_models(args)
     failed = 0
     results: list[dict[str, Any]] = []
     for photo, out in zip(args.photos, outs, strict=True):
@@ -103,7 +118,7 @@ def _read(args: argparse.Namespace) -> int:
             print(f"hupai read: {exc}", file=sys.stderr)
             failed += 1
             continue
-        reading = read_image(image, detector=detector, win_tile=win, source=photo)
+        reading = read_image(image, detector=detector, namer=namer, win_tile=win, source=photo)
         if out is not None:
             try:
                 save_annotated(image, reading, out)
@@ -165,8 +180,7 @@ def add_photo_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--discarder", type=int, help="seat that discarded the winning tile")
     group.add_argument("--win-tile", help="the winning tile, when it is not set apart")
-    group.add_argument("--model", help="ONNX model (default: models/hupai-tiles-v1.onnx)")
-    group.add_argument("--threads", type=int, help="onnxruntime threads (default: all cores)")
+    add_model_options(group)
 
 
 def photo_request(args: argparse.Namespace, base: Any) -> dict[str, Any]:
@@ -185,12 +199,12 @@ def photo_request(args: argparse.Namespace, base: Any) -> dict[str, Any]:
     if "city" not in data:
         raise UserError("--photo needs --city (or a request file naming the city)")
     win = parse_win_tile(args.win_tile)
-    detector = load_detector(args)
+    detector, namer = load_models(args)
     try:
         image = load_image(args.photo)
     except ImageError as exc:
         raise UserError(str(exc)) from None
-    reading = read_image(image, detector=detector, win_tile=win, source=args.photo)
+    reading = read_image(image, detector=detector, namer=namer, win_tile=win, source=args.photo)
     serious = [
         w for w in reading.warnings if w.code in ("no_tiles", "tile_count", "too_many_copies")
     ]

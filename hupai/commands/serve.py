@@ -18,7 +18,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (default 8000)")
-    parser.add_argument("--model", help="ONNX model (default: models/hupai-tiles-v1.onnx)")
+    parser.add_argument("--model", help="ONNX finder (default: models/reader.json)")
+    parser.add_argument("--namer", help="ONNX namer (default: models/reader.json)")
     parser.add_argument("--threads", type=int, help="onnxruntime threads per read")
     parser.add_argument(
         "--read-concurrency", type=int, help="photos read at the same time (default 1)"
@@ -43,6 +44,7 @@ def _serve(args: argparse.Namespace) -> int:
         "host": args.host,
         "port": args.port,
         "model": args.model,
+        "namer": args.namer,
         "threads": args.threads,
         "read_concurrency": args.read_concurrency,
     }
@@ -53,7 +55,7 @@ def _serve(args: argparse.Namespace) -> int:
         where = ".".join(str(p) for p in first["loc"]) or "settings"
         raise UserError(f"{where}: {first['msg']} (got {first.get('input')!r})") from None
     try:
-        check_model(settings.model_file())  # a one-line error, before uvicorn starts
+        check_model(settings.model_file(), settings.namer_file())  # one line, before uvicorn
     except ModelMissingError as exc:
         raise UserError(str(exc)) from None
 

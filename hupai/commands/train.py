@@ -1,7 +1,10 @@
-"""``hupai train``: build the tile detector (needs the ``train`` extra: torch, ultralytics).
+"""``hupai train``: build the finder and the namer (the ``train`` extra: torch, ultralytics).
 
-Stages (see vision/train.py): ``run`` one training stage from a YAML or weights, ``resume`` a
-stopped run, ``export`` weights to the shipped ONNX + manifest.
+Finder (see vision/train.py): ``run`` one training stage from a YAML or weights
+(``--single-cls`` for the class-agnostic finder), ``resume`` a stopped run, ``rebuild``
+trainable weights from one of hupai's own ONNX exports, ``export`` weights to ONNX +
+manifest. Namer (see hupai/training/namer.py): ``namer`` runs (or resumes) every stage,
+``namer-export`` writes its ONNX + manifest.
 """
 
 from __future__ import annotations
@@ -39,8 +42,43 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     run.add_argument(
         "--nbs", type=int, default=16, help="nominal batch: gradients accumulate up to it"
     )
+    run.add_argument(
+        "--single-cls", action="store_true", help="class-agnostic: train a finder (one class)"
+    )
     run.add_argument("--project", default="runs")
     run.set_defaults(handler=_run)
+
+    rebuild = stages.add_parser(
+        "rebuild", help="trainable weights (.pt) from one of hupai's own ONNX exports"
+    )
+    rebuild.add_argument("onnx", type=Path)
+    rebuild.add_argument("--out", type=Path, required=True)
+    rebuild.add_argument(
+        "--calibration", type=Path, nargs="+", required=True, help="image folders (batch norm)"
+    )
+    rebuild.add_argument("--imgsz", type=int, default=512)
+    rebuild.add_argument("--images", type=int, default=80, help="calibration photos used")
+    rebuild.set_defaults(handler=_rebuild)
+
+    namer = stages.add_parser("namer", help="train (or resume) the tile namer, every stage")
+    namer.add_argument("--name", default="namer-v1", help="run folder under --project")
+    namer.add_argument("--project", default="runs")
+    namer.add_argument("--data", default="data/crops", help="where the crop sets go")
+    namer.add_argument("--real", default="data/real", help="imported real photos")
+    namer.add_argument("--synth-scenes", type=int, default=3000)
+    namer.add_argument("--epochs", type=int, default=4)
+    namer.add_argument("--epoch-crops", type=int, default=48000)
+    namer.add_argument("--size", type=int, default=64, help="input side, px")
+    namer.add_argument("--holdout-set", help="leave this art set out (leave-one-set-out runs)")
+    namer.set_defaults(handler=_namer)
+
+    namer_export = stages.add_parser("namer-export", help="export the namer to ONNX + manifest")
+    namer_export.add_argument("weights", type=Path)
+    namer_export.add_argument("--out", type=Path, default=Path("models/hupai-namer-v1.onnx"))
+    namer_export.add_argument("--version", default="dev")
+    namer_export.add_argument("--data", default="", help="what it was trained on")
+    namer_export.add_argument("--command", default="", help="training command")
+    namer_export.set_defaults(handler=_namer_export)
 
     resume = stages.add_parser("resume", help="resume a stopped run from its last epoch")
     resume.add_argument("--name", required=True)
@@ -83,6 +121,7 @@ def _run(args: argparse.Namespace) -> int:
         warmup_epochs=args.warmup_epochs,
         cache=args.cache or False,
         nbs=args.nbs,
+        single_cls=args.single_cls,
         project=args.project,
     )
     print(f"best weights: {train(config)}")
@@ -115,5 +154,66 @@ def _export(args: argparse.Namespace) -> int:
         data=args.data,
         command=args.command,
     )
+    print(f"wrote {out} and {out.with_suffix('.json')}")
+    return 0
+
+
+def _rebuild(args: argparse.Namespace) -> int:
+    _need_ultralytics()
+    from vision.train import weights_from_onnx
+
+    if not args.onnx.is_file():
+        raise UserError(f"{args.onnx}: no such ONNX file")
+    photos = sorted(
+        p for folder in args.calibration for p in folder.glob("*") if p.suffix.lower() in _IMAGES
+    )
+    if not photos:
+        raise UserError("--calibration: no photos in those folders")
+    step = max(1, len(photos) // args.images)
+    out = weights_from_onnx(args.onnx, args.out, photos[::step][: args.images], imgsz=args.imgsz)
+    print(f"wrote {out}")
+    return 0
+
+
+_IMAGES = {".jpg", ".jpeg", ".png"}
+
+
+def _need_torch() -> None:
+    try:
+        import efficientnet_lite_pytorch  # noqa: F401
+        import torch  # noqa: F401
+    except ModuleNotFoundError:
+        raise UserError("training the namer needs the train extra: run `make train-deps`") from None
+
+
+def _namer(args: argparse.Namespace) -> int:
+    _need_torch()
+    from hupai.training.namer import NamerConfig, run
+
+    config = NamerConfig(
+        name=args.name,
+        project=args.project,
+        data=args.data,
+        real=args.real,
+        synth_scenes=args.synth_scenes,
+        epochs=args.epochs,
+        epoch_crops=args.epoch_crops,
+        size=args.size,
+        holdout_set=args.holdout_set,
+    )
+    try:
+        print(f"best weights: {run(config)}")
+    except FileNotFoundError as exc:
+        raise UserError(str(exc)) from None
+    return 0
+
+
+def _namer_export(args: argparse.Namespace) -> int:
+    _need_torch()
+    from hupai.training.namer import export
+
+    if not args.weights.is_file():
+        raise UserError(f"{args.weights}: no such weights file")
+    out = export(args.weights, args.out, version=args.version, data=args.data, command=args.command)
     print(f"wrote {out} and {out.with_suffix('.json')}")
     return 0

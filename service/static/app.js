@@ -31,6 +31,7 @@ const state = {
   tiles: null, // {hand: [], win: index|null, melds: [], flowers: [], indicator: [], fishing: []}
   widgets: { fields: [], options: [] },
   picker: null, // what the tile picker edits: {row, index, meld}
+  alternatives: {}, // the reading's names per tile: {hand: [[{tile, p}…]…], flowers, set_apart}
   seq: 0, // the latest score request; older answers are dropped
 };
 
@@ -537,8 +538,36 @@ function buildPicker() {
   });
 }
 
+/** The names the reader gave the tile being edited (chosen first), while it still holds the
+ * tile that was read. */
+function likelyNames(target) {
+  if (target.row === "meld") return [];
+  const place = target.row === "indicator" || target.row === "fishing" ? "set_apart" : target.row;
+  const names = (state.alternatives[place] || [])[target.index];
+  const current = state.tiles[target.row][target.index];
+  if (!names || !names.length || names[0].tile !== current) return [];
+  return names.filter((n) => n.tile !== "back");
+}
+
+function showLikely(target) {
+  const box = $("picker-likely");
+  const label = box.querySelector(".likely-label");
+  box.replaceChildren(label);
+  const names = likelyNames(target);
+  box.hidden = names.length < 2;
+  for (const n of names) {
+    const c = chip(n.tile, { label: `pick ${n.tile} (${Math.round(n.p * 100)}%)`, onClick: () => pick(n.tile) });
+    const prob = document.createElement("span");
+    prob.className = "prob";
+    prob.textContent = `${Math.round(n.p * 100)}%`;
+    c.append(prob);
+    box.append(c);
+  }
+}
+
 function openPicker(target) {
   state.picker = target;
+  showLikely(target);
   const editing = target.row !== "meld" && target.index < state.tiles[target.row].length;
   $("picker-win").hidden = !(target.row === "hand" && editing);
   $("picker-remove").hidden = !editing;
@@ -651,6 +680,7 @@ async function scorePhoto(file) {
     const body = await api("/v1/score?image=base64", { method: "POST", body: form });
     if (seq !== state.seq) return;
     state.tiles = tilesFromRequest(body.request, body.reading);
+    state.alternatives = body.reading.alternatives || {};
     updateMeldSeats();
     renderReading(body.reading, body.annotated_image);
     renderTiles();
@@ -706,8 +736,26 @@ async function rescoreNow() {
 
 // -- results ----------------------------------------------------------------------------------
 
+/** A winning reading that renames uncertain tiles: shown, applied only when the player taps. */
+function renderSuggestion(reading) {
+  const s = reading.suggestion;
+  const box = $("suggestion");
+  box.hidden = !s;
+  if (!s) return;
+  const changes = s.changes.map((c) => `${c.from} → ${c.to} (${Math.round(c.p * 100)}%)`);
+  $("suggestion-text").textContent =
+    `Not a winning hand as read. Reading ${changes.join(", ")} would make it one.`;
+  $("suggestion-apply").onclick = () => {
+    state.tiles = tilesFromRequest(s.request, reading);
+    box.hidden = true;
+    renderTiles();
+    rescore();
+  };
+}
+
 function renderReading(reading, image) {
   $("reading").hidden = false;
+  renderSuggestion(reading);
   const img = $("annotated");
   img.hidden = !image;
   if (image) img.src = image;

@@ -11,7 +11,7 @@ pytest.importorskip("onnx")
 from fake_models import fake_model
 
 from hupai.cli import main
-from vision.evaluation import DatasetError, find_samples, run
+from hupai.evaluation import DatasetError, find_samples, run
 
 # Three tiles filling a 640×640 photo: (cx, cy, w, h) in pixels and their class. They are
 # large so that the reader keeps its first look (a fake model cannot follow a zoom).

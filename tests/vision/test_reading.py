@@ -113,6 +113,7 @@ class StandIn:
 
     input_size = (640, 640)
     manifest = SimpleNamespace(pad_value=114)
+    is_finder = False
 
     def __init__(self, det: Detections) -> None:
         self.det = det

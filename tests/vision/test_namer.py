@@ -1,0 +1,212 @@
+"""The namer at inference: crops from the photo's own pixels, names, decoding, suggestions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("onnx")
+from fake_models import fake_model, fake_namer
+
+from vision.classes import BACK, class_by_name
+from vision.decoding import CAPS, alternatives, decode_names, over_cap
+from vision.namer import NAMER_CLASSES, REJECT, Namer, NamerError, crop_box
+from vision.reading import read_image
+from vision.suggest import suggest_changes
+
+# -- crops -----------------------------------------------------------------------------------
+
+
+def _stripes(h: int, w: int) -> np.ndarray:
+    """A photo whose every pixel is unique enough to compare crops."""
+    yy, xx = np.mgrid[0:h, 0:w]
+    img = np.stack([(xx * 3) % 256, (yy * 5) % 256, ((xx + yy) * 2) % 256], axis=2)
+    return img.astype(np.uint8)
+
+
+def test_a_wide_box_is_turned_to_portrait() -> None:
+    img = np.zeros((100, 200, 3), np.uint8)
+    img[:, :100, 2] = 255  # the box's left half is red
+    crop = crop_box(img, np.array([50, 30, 150, 70.0]), 32, margin=0.0)
+    # turned a quarter counter-clockwise: the box's left half is now at the bottom
+    assert crop[28, 16, 2] > 200 and crop[3, 16, 2] < 50
+
+
+def test_a_crop_of_a_larger_photo_is_the_same_tile_not_an_aliased_one() -> None:
+    import cv2
+
+    img = cv2.GaussianBlur(_stripes(200, 200), (0, 0), 2)
+    big = cv2.resize(img, None, fx=6, fy=6, interpolation=cv2.INTER_CUBIC)
+    small = crop_box(img, np.array([40, 40, 120, 140.0]), 32).astype(int)
+    large = crop_box(big, np.array([240, 240, 720, 840.0]), 32).astype(int)
+    assert np.abs(small - large).mean() < 4
+
+
+def test_a_crop_in_a_turned_frame_is_cut_from_the_photo() -> None:
+    img = _stripes(300, 300)
+    box = np.array([100, 80, 160, 160.0])
+    theta = np.radians(30)
+    rot = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
+    # frame → photo: turn by 30° about the photo's centre (150, 150)
+    to_image = np.hstack([rot, (np.array([150, 150]) - rot @ [150, 150])[:, None]])
+    # the same box in the frame: a box whose turned envelope holds the photo box
+    photo = crop_box(img, box, 32)
+    centre = rot.T @ (np.array([130, 120]) - [150, 150]) + [150, 150]
+    half = np.array([30, 40])
+    framed = crop_box(img, np.hstack([centre - half, centre + half]), 32, to_image=to_image)
+    assert framed.shape == photo.shape == (32, 32, 3)
+    assert not np.array_equal(framed, photo)  # turned: other pixels …
+    # … but the centre pixel is the photo's at the box centre
+    assert np.abs(framed[16, 16].astype(int) - img[120, 130].astype(int)).max() <= 12
+
+
+def test_training_inputs_are_cut_as_the_runtime_cuts_them() -> None:
+    """No skew between training and inference: a stored crop, re-cut at the runtime margin,
+    equals the runtime's own crop."""
+    from datasets.crops import STORE_MARGIN, STORE_SIZE
+
+    training = pytest.importorskip("hupai.training.namer")
+    import cv2
+
+    img = cv2.GaussianBlur(_stripes(400, 400), (0, 0), 3)
+    box = np.array([120, 100, 200, 210.0])
+    stored = crop_box(img, box, STORE_SIZE, STORE_MARGIN)
+    recut = training.centre_inputs(stored[None], 64)[0].astype(int)
+    runtime = crop_box(img, box, 64).astype(int)
+    assert np.abs(recut - runtime).mean() < 6
+
+
+# -- the model file --------------------------------------------------------------------------
+
+
+def test_a_namer_with_other_classes_is_refused(tmp_path: Path) -> None:
+    path = fake_namer(tmp_path, {0: 100})
+    manifest = json.loads(path.with_suffix(".json").read_text())
+    manifest["class_names"] = manifest["class_names"][:-1]
+    path.with_suffix(".json").write_text(json.dumps(manifest))
+    with pytest.raises(NamerError, match="classes"):
+        Namer(path)
+
+
+def test_a_missing_namer_is_named(tmp_path: Path) -> None:
+    with pytest.raises(NamerError, match="no such namer"):
+        Namer(tmp_path / "nope.onnx")
+
+
+# -- reading with a finder and a namer -------------------------------------------------------
+
+# Four tiles in a row (and a fifth apart at the right: the winning tile), painted so that the
+# fake namer's colour code names them; one more box lies on the table (the finder's mistake).
+RED = {class_by_name("1m"): 40.0, class_by_name("5p"): 120.0, class_by_name("9s"): 200.0}
+RED[REJECT] = 250.0
+
+
+def _scene() -> tuple[np.ndarray, list[tuple[float, float, float, float, int, float]]]:
+    img = np.full((640, 640, 3), 90, np.uint8)
+    boxes = []
+    reds = [40, 40, 120, 200, 120]
+    for k, red in enumerate(reds):
+        x0 = 100 + 62 * k + (20 if k == len(reds) - 1 else 0)
+        img[300:380, x0 : x0 + 60] = (30, 30, red)
+        boxes.append((x0 + 30.0, 340.0, 60.0, 80.0, 0, 0.8))
+    img[100:180, 500:560] = (30, 30, 250)  # not a tile
+    boxes.append((530.0, 140.0, 60.0, 80.0, 0, 0.6))
+    return img, boxes
+
+
+def test_the_namer_names_the_finders_boxes_and_drops_what_is_not_a_tile(tmp_path: Path) -> None:
+    img, boxes = _scene()
+    finder = fake_model(tmp_path, boxes, names=("tile",))
+    namer = Namer(fake_namer(tmp_path, RED))
+    from vision.detector import Detector
+
+    reading = read_image(img, detector=Detector(finder), namer=namer)
+    assert sorted(reading.names) == ["1m", "1m", "5p", "5p", "9s"]
+    assert reading.alternatives is not None
+    first = reading.to_dict()["detections"]["alternatives"][0]
+    assert first[0]["tile"] in ("1m", "5p", "9s") and len(first) == 3
+
+
+def test_a_finder_without_a_namer_is_refused(tmp_path: Path) -> None:
+    from vision.detector import Detector, ModelError
+
+    img, boxes = _scene()
+    finder = Detector(fake_model(tmp_path, boxes, names=("tile",)))
+    with pytest.raises(ModelError, match="needs a namer"):
+        read_image(img, detector=finder, namer=None)
+
+
+# -- decoding --------------------------------------------------------------------------------
+
+
+def test_a_fifth_copy_goes_to_its_next_likeliest_name() -> None:
+    p = np.full((5, len(NAMER_CLASSES)), 1e-4)
+    p[:, 0] = 0.9
+    p[2, 3] = 0.5  # the third box is the least sure of being 1m
+    p[4, 3] = 0.2
+    chosen = decode_names(p)
+    assert sorted(chosen.tolist()) == [0, 0, 0, 0, 3] and chosen[2] == 3
+
+
+def test_backs_are_not_capped() -> None:
+    p = np.full((6, len(NAMER_CLASSES)), 1e-4)
+    p[:, BACK] = 0.9
+    assert decode_names(p).tolist() == [BACK] * 6
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 2**31 - 1))
+def test_decoding_never_reads_more_copies_than_a_set_holds(n: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    p = rng.dirichlet(np.full(len(NAMER_CLASSES), 0.05), size=n)
+    p[:, 0] += rng.random(n)  # many boxes lean towards one tile
+    p /= p.sum(axis=1, keepdims=True)
+    chosen = decode_names(p)
+    faces = chosen[(chosen != BACK) & (chosen != REJECT)]
+    assert not over_cap(faces)
+    # boxes whose best name was within the caps already keep it
+    best = p.argmax(axis=1)
+    if not over_cap(best[(best != BACK) & (best != REJECT)]):
+        assert chosen.tolist() == best.tolist()
+
+
+def test_alternatives_put_the_chosen_name_first_and_never_reject() -> None:
+    p = np.full((1, len(NAMER_CLASSES)), 0.01)
+    p[0, REJECT] = 0.5
+    p[0, 7] = 0.3
+    p[0, 8] = 0.1
+    ids, probs = alternatives(p, np.array([8]))
+    assert ids[0].tolist()[:2] == [8, 7] and REJECT not in ids[0]
+    assert probs[0, 0] == pytest.approx(0.1)
+
+
+def test_caps_are_four_copies_and_one_of_each_flower() -> None:
+    assert CAPS[:34] == (4,) * 34 and CAPS[34:] == (1,) * 8
+
+
+# -- suggestions -----------------------------------------------------------------------------
+
+
+def test_the_likeliest_winning_change_is_suggested() -> None:
+    names = [[("1m", 0.95), ("7m", 0.05)], [("2m", 0.6), ("3m", 0.3), ("4m", 0.1)]]
+    wins = {("1m", "3m"), ("1m", "4m")}
+    found = suggest_changes(names, lambda n: tuple(n) in wins)
+    assert found is not None
+    changes, relative = found
+    assert changes == [(1, "3m", 0.3)] and relative == pytest.approx(0.5)
+
+
+def test_no_suggestion_when_no_near_reading_wins() -> None:
+    names = [[("1m", 0.6), ("7m", 0.4)]]
+    assert suggest_changes(names, lambda n: False) is None
+
+
+def test_a_sure_tile_is_never_changed() -> None:
+    names = [[("1m", 0.99), ("7m", 0.01)], [("2m", 0.6), ("3m", 0.4)]]
+    found = suggest_changes(names, lambda n: n[0] == "7m")
+    assert found is None

@@ -1,0 +1,305 @@
+"""The tile namer (reading, stage 2): one crop per box, cut from the full-resolution photo,
+named by a small classifier in onnxruntime.
+
+The finder says where the tiles are; the namer says what each one is. A crop is the box
+widened by :data:`CROP_MARGIN` on every side, turned to portrait when the box is wider than
+tall (a sideways called tile becomes upright or upside down: the namer is trained on every
+rotation, never on mirror images), and resized to the model's square input. Crops come from
+the original photo, so a 12-MP photo gives the namer a sharp tile even where the finder
+saw 30 px.
+
+Classes are hupai's 43 (:data:`vision.classes.CLASS_NAMES`) and :data:`REJECT_NAME`, "not a
+tile": the finder's false boxes (a keyboard key, a die, a wall seen edge-on) are dropped
+by it. Each box keeps its :data:`TOP_K` names with probabilities (:class:`Names`).
+
+>>> crops = crop_tiles(np.zeros((100, 200, 3), np.uint8), np.array([[10, 10, 70, 40.]]), 32)
+>>> crops.shape  # a wide box comes out portrait, square
+(1, 32, 32, 3)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.classes import CLASS_NAMES, CLASSES_VERSION
+
+#: The namer's classes: hupai's 43 and "not a tile".
+REJECT_NAME = "reject"
+NAMER_CLASSES: tuple[str, ...] = (*CLASS_NAMES, REJECT_NAME)
+REJECT = len(CLASS_NAMES)  # 43
+#: Each side of a box is widened by this share of the box's size before cropping.
+CROP_MARGIN = 0.08
+#: Alternatives kept per tile.
+TOP_K = 3
+#: ImageNet statistics (RGB, 0-1 scale) the pretrained backbone expects.
+MEAN = (0.485, 0.456, 0.406)
+STD = (0.229, 0.224, 0.225)
+#: Crops named per onnxruntime call (measured: batches of 16-32 are the cheapest per crop).
+BATCH = 32
+
+NAMER_NAME = "hupai-namer-v1"
+REPO_MODELS = Path(__file__).resolve().parent.parent / "models"
+NAMER_ENV = "HUPAI_NAMER"
+
+Image = NDArray[np.uint8]
+
+
+class NamerError(ValueError):
+    """The namer model or its manifest is missing, unreadable or does not fit hupai."""
+
+
+@dataclass(frozen=True)
+class NamerManifest:
+    name: str
+    version: str
+    class_names: tuple[str, ...]
+    input_name: str
+    input_size: int
+    margin: float = CROP_MARGIN
+    mean: tuple[float, float, float] = MEAN
+    std: tuple[float, float, float] = STD
+
+    @staticmethod
+    def from_dict(data: dict[str, Any], source: str) -> NamerManifest:
+        try:
+            shape = data["input"]["shape"]
+            pre = data.get("preprocessing", {})
+            manifest = NamerManifest(
+                name=str(data.get("name", "namer")),
+                version=str(data.get("version", "?")),
+                class_names=tuple(str(n) for n in data["class_names"]),
+                input_name=str(data["input"].get("name", "crops")),
+                input_size=int(shape[2]),
+                margin=float(pre.get("margin", CROP_MARGIN)),
+                mean=_triple(pre.get("mean", MEAN)),
+                std=_triple(pre.get("std", STD)),
+            )
+        except (KeyError, TypeError, IndexError, ValueError) as exc:
+            raise NamerError(f"{source}: not a hupai namer manifest ({exc!r})") from None
+        if manifest.class_names != NAMER_CLASSES:
+            raise NamerError(
+                f"{source}: the namer's classes are not hupai's {len(NAMER_CLASSES)} "
+                f"(classes version {CLASSES_VERSION} and '{REJECT_NAME}')"
+            )
+        return manifest
+
+
+def _triple(v: Any) -> tuple[float, float, float]:
+    a, b, c = (float(x) for x in v)
+    return (a, b, c)
+
+
+def find_namer(model: str | Path | None = None) -> Path:
+    """The namer file: the argument, ``$HUPAI_NAMER``, or the shipped one
+    (``models/reader.json``)."""
+    from vision.detector import shipped_file
+
+    if model is None:
+        model = os.environ.get(NAMER_ENV) or None
+    if model is not None:
+        path = Path(model)
+    else:
+        path = shipped_file("namer") or REPO_MODELS / f"{NAMER_NAME}.onnx"
+    if not path.is_file():
+        raise NamerError(f"{path}: no such namer model file")
+    return path
+
+
+# -- crops -----------------------------------------------------------------------------------
+
+
+def crop_box(
+    image: Image,
+    xyxy: NDArray[np.float64],
+    size: int,
+    margin: float = CROP_MARGIN,
+    to_image: NDArray[np.float64] | None = None,
+) -> Image:
+    """One box widened by ``margin``, portrait, resized to ``size``×``size``.
+
+    ``xyxy`` is in a frame that ``to_image`` (2×3 affine, frame → photo) maps onto the
+    photo — a level, zoomed view of a tilted row — so the crop is cut from the photo's own
+    pixels, turned with the frame. Pixels beyond the photo's border repeat its edge; a
+    crop that shrinks the photo averages (INTER_AREA) first, so it is not aliased.
+    """
+    import cv2
+
+    x1, y1, x2, y2 = (float(v) for v in xyxy)
+    bw, bh = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
+    span_w, span_h = bw * (1 + 2 * margin), bh * (1 + 2 * margin)
+    # output pixel (u, v) → frame, pixel centres aligned as cv2.resize does
+    sx, sy = span_w / size, span_h / size
+    out_to_frame = np.array(
+        [[sx, 0, x1 - margin * bw + 0.5 * sx - 0.5], [0, sy, y1 - margin * bh + 0.5 * sy - 0.5]]
+    )
+    a = np.eye(3)
+    if to_image is not None:
+        a[:2] = to_image
+    m = (a @ np.vstack([out_to_frame, [0, 0, 1]]))[:2]
+    step = float(np.sqrt(abs(np.linalg.det(m[:, :2]))))  # photo px per output px
+    src = image
+    if step > 1.25:  # shrink the region first: average, then sample
+        h, w = image.shape[:2]
+        corners = m @ np.array([[0, 0, 1], [size, 0, 1], [0, size, 1], [size, size, 1.0]]).T
+        rx1, ry1 = (max(0, int(np.floor(v)) - 2) for v in corners.min(axis=1))
+        rx2, ry2 = (
+            min(w, int(np.ceil(corners[0].max())) + 2),
+            min(h, int(np.ceil(corners[1].max())) + 2),
+        )
+        if rx2 <= rx1 or ry2 <= ry1:
+            return np.zeros((size, size, 3), np.uint8)
+        region = image[ry1:ry2, rx1:rx2]
+        k = 1 / step
+        rw, rh = max(1, round(region.shape[1] * k)), max(1, round(region.shape[0] * k))
+        src = np.asarray(cv2.resize(region, (rw, rh), interpolation=cv2.INTER_AREA), np.uint8)
+        kx, ky = rw / region.shape[1], rh / region.shape[0]
+        # photo → region pixels, centres aligned
+        to_src = np.array(
+            [[kx, 0, (0.5 - rx1) * kx - 0.5], [0, ky, (0.5 - ry1) * ky - 0.5], [0, 0, 1]]
+        )
+        m = (to_src @ np.vstack([m, [0, 0, 1]]))[:2]
+    crop = cv2.warpAffine(
+        src,
+        m,
+        (size, size),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    if bw > bh:
+        crop = np.rot90(crop)
+    return np.ascontiguousarray(crop, dtype=np.uint8)
+
+
+def crop_tiles(
+    image: Image,
+    xyxy: NDArray[np.float64],
+    size: int,
+    margin: float = CROP_MARGIN,
+    to_image: NDArray[np.float64] | None = None,
+) -> NDArray[np.uint8]:
+    """Every box's crop, stacked ``(n, size, size, 3)`` (BGR like the photo)."""
+    if len(xyxy) == 0:
+        return np.zeros((0, size, size, 3), np.uint8)
+    return np.stack([crop_box(image, b, size, margin, to_image) for b in xyxy])
+
+
+def to_blob(
+    crops: NDArray[np.uint8],
+    mean: tuple[float, float, float] = MEAN,
+    std: tuple[float, float, float] = STD,
+) -> NDArray[np.float32]:
+    """BGR uint8 crops ``(n, s, s, 3)`` → normalised RGB ``(n, 3, s, s)`` float32."""
+    scaled = crops[..., ::-1].astype(np.float32) / np.float32(255)
+    x = (scaled - np.asarray(mean, np.float32)) / np.asarray(std, np.float32)
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2), dtype=np.float32)
+
+
+def softmax(logits: NDArray[np.float32]) -> NDArray[np.float64]:
+    z = np.asarray(logits, np.float64)
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    total = e.sum(axis=1, keepdims=True)
+    return np.asarray(e / total, np.float64)
+
+
+# -- names -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Names:
+    """The namer's verdict on ``n`` boxes: ``probs`` (n, classes) and its top-k view."""
+
+    probs: NDArray[np.float64]
+
+    def __len__(self) -> int:
+        return len(self.probs)
+
+    @property
+    def top_class(self) -> NDArray[np.int64]:
+        """(n, TOP_K) class ids, most probable first."""
+        k = min(TOP_K, self.probs.shape[1]) if len(self) else TOP_K
+        return np.asarray(np.argsort(-self.probs, axis=1, kind="stable")[:, :k], np.int64)
+
+    @property
+    def top_prob(self) -> NDArray[np.float64]:
+        return np.take_along_axis(self.probs, self.top_class, axis=1)
+
+    @property
+    def best(self) -> NDArray[np.int64]:
+        return np.asarray(self.probs.argmax(axis=1), np.int64)
+
+    @property
+    def is_tile(self) -> NDArray[np.bool_]:
+        """Boxes the namer takes for a tile (its best name is not ``reject``)."""
+        return np.asarray(self.best != REJECT, np.bool_)
+
+    def __getitem__(self, index: Any) -> Names:
+        return Names(self.probs[index])
+
+    @staticmethod
+    def empty() -> Names:
+        return Names(np.zeros((0, len(NAMER_CLASSES))))
+
+
+class Namer:
+    """One onnxruntime session; load once per process, call :meth:`name` many times."""
+
+    def __init__(self, model: str | Path | None = None, *, threads: int | None = None) -> None:
+        import onnxruntime as ort
+
+        self.path = find_namer(model)
+        manifest_path = self.path.with_suffix(".json")
+        try:
+            data = json.loads(manifest_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise NamerError(f"{manifest_path}: cannot read the namer's manifest ({exc})") from None
+        if not isinstance(data, dict):
+            raise NamerError(f"{manifest_path}: not a hupai namer manifest (not a JSON object)")
+        self.manifest = NamerManifest.from_dict(data, str(manifest_path))
+        options = ort.SessionOptions()
+        if threads is None and os.environ.get("HUPAI_THREADS"):
+            threads = int(os.environ["HUPAI_THREADS"])
+        if threads:
+            options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(
+                str(self.path), options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # onnxruntime raises its own untyped errors
+            raise NamerError(f"{self.path}: onnxruntime cannot load it ({exc})") from None
+        self.output_name = self.session.get_outputs()[0].name
+
+    @property
+    def input_size(self) -> int:
+        return self.manifest.input_size
+
+    def name_crops(self, crops: NDArray[np.uint8]) -> Names:
+        """Name ready crops ``(n, s, s, 3)`` BGR, in batches of :data:`BATCH`."""
+        if len(crops) == 0:
+            return Names.empty()
+        m = self.manifest
+        parts = []
+        for start in range(0, len(crops), BATCH):
+            blob = to_blob(crops[start : start + BATCH], m.mean, m.std)
+            (logits,) = self.session.run([self.output_name], {m.input_name: blob})
+            parts.append(softmax(np.asarray(logits)))
+        return Names(np.concatenate(parts))
+
+    def name(
+        self,
+        image: Image,
+        xyxy: NDArray[np.float64],
+        to_image: NDArray[np.float64] | None = None,
+    ) -> Names:
+        """Name every box of a BGR photo (``xyxy`` in the photo, or in a frame that
+        ``to_image`` maps onto it)."""
+        m = self.manifest
+        return self.name_crops(crop_tiles(image, xyxy, m.input_size, m.margin, to_image))
