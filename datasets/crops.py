@@ -2,8 +2,9 @@
 
 A crop set is stored as one ``.npz``: ``images`` (n, STORE_SIZE, STORE_SIZE, 3) uint8 BGR,
 ``labels`` (n,) namer class ids (hupai's 43 and ``reject``), ``groups`` (n,) the photo each
-crop came from (an index into ``sources``), and ``sources`` (the photos' names). Crops are
-stored with a wide margin (:data:`STORE_MARGIN`) so that training can choose the margin,
+crop came from (an index into ``sources``), ``sources`` (the photos' names) and ``sides``
+(n,) the box's shorter side in its photo, px (training leaves out tiles too small to name).
+Crops are stored with a wide margin (:data:`STORE_MARGIN`) so that training can choose the margin,
 shift and turn them (:mod:`hupai.training.namer`); they are cut exactly as the runtime cuts
 them (:func:`vision.namer.crop_box`: portrait, square).
 
@@ -43,6 +44,7 @@ class CropSet:
     labels: NDArray[np.int16]
     groups: NDArray[np.int32]
     sources: list[str]
+    sides: NDArray[np.float32] | None = None
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -61,15 +63,18 @@ class CropSet:
         for p in parts:
             groups.append(p.groups + len(sources))
             sources += p.sources
+        sides = [p.sides for p in parts]
         return CropSet(
             np.concatenate([p.images for p in parts]),
             np.concatenate([p.labels for p in parts]),
             np.concatenate(groups).astype(np.int32),
             sources,
+            None if any(s is None for s in sides) else np.concatenate(sides),  # type: ignore[arg-type]
         )
 
     def subset(self, mask: NDArray[np.bool_] | NDArray[np.int64]) -> CropSet:
-        return CropSet(self.images[mask], self.labels[mask], self.groups[mask], self.sources)
+        sides = None if self.sides is None else self.sides[mask]
+        return CropSet(self.images[mask], self.labels[mask], self.groups[mask], self.sources, sides)
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -80,14 +85,20 @@ class CropSet:
             labels=self.labels,
             groups=self.groups,
             sources=np.asarray(self.sources, dtype=str),
+            **({} if self.sides is None else {"sides": self.sides}),
         )
         tmp.replace(path)
 
     @staticmethod
     def load(path: Path) -> CropSet:
         with np.load(path) as data:
+            sides = data["sides"] if "sides" in data.files else None
             return CropSet(
-                data["images"], data["labels"], data["groups"], [str(s) for s in data["sources"]]
+                data["images"],
+                data["labels"],
+                data["groups"],
+                [str(s) for s in data["sources"]],
+                sides,
             )
 
 
@@ -142,8 +153,9 @@ def photo_crops(
     classes: NDArray[np.int64],
     rng: np.random.Generator | None,
     extra_negatives: NDArray[np.float64] | None = None,
-) -> tuple[NDArray[np.uint8], NDArray[np.int16]]:
-    """The stored crops of one photo's tiles, then of negatives (when ``rng`` is given)."""
+) -> tuple[NDArray[np.uint8], NDArray[np.int16], NDArray[np.float32]]:
+    """The stored crops of one photo's tiles, then of negatives (when ``rng`` is given),
+    with each box's shorter side."""
     boxes = [tiles]
     labels = [classes.astype(np.int16)]
     if rng is not None:
@@ -157,7 +169,8 @@ def photo_crops(
     xyxy = np.concatenate(boxes)
     crops = [crop_box(image, b, STORE_SIZE, STORE_MARGIN) for b in xyxy]
     stacked = np.stack(crops) if crops else np.zeros((0, STORE_SIZE, STORE_SIZE, 3), np.uint8)
-    return stacked, np.concatenate(labels)
+    sides = np.minimum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]).astype(np.float32)
+    return stacked, np.concatenate(labels), sides
 
 
 def yolo_pairs(images_dir: Path, labels_dir: Path) -> Iterator[tuple[Path, Path]]:
@@ -175,7 +188,7 @@ def crops_from_yolo(
     from datasets.labels import load_yolo_labels
 
     rng = np.random.default_rng(seed)
-    images, labels, groups = [], [], []
+    images, labels, groups, sides = [], [], [], []
     sources: list[str] = []
     for image_path, label_path in yolo_pairs(images_dir, labels_dir):
         boxes = load_yolo_labels(label_path) if label_path.is_file() else []
@@ -188,14 +201,21 @@ def crops_from_yolo(
         h, w = image.shape[:2]
         xyxy = np.array([b.xyxy for b in boxes], np.float64) * [w, h, w, h]
         classes = np.array([b.cls for b in boxes], np.int64)
-        crops, y = photo_crops(image, xyxy, classes, rng if negatives else None)
+        crops, y, side = photo_crops(image, xyxy, classes, rng if negatives else None)
         images.append(crops)
         labels.append(y)
+        sides.append(side)
         groups.append(np.full(len(y), len(sources), np.int32))
         sources.append(image_path.name)
     if not images:
         return CropSet.concat([])
-    return CropSet(np.concatenate(images), np.concatenate(labels), np.concatenate(groups), sources)
+    return CropSet(
+        np.concatenate(images),
+        np.concatenate(labels),
+        np.concatenate(groups),
+        sources,
+        np.concatenate(sides),
+    )
 
 
 # -- synthetic scenes ------------------------------------------------------------------------
@@ -217,7 +237,14 @@ def _init_renderer(cache_folder: str, sets: tuple[str, ...] | None) -> None:
     _RENDERER = Renderer(bank)
 
 
-def scene_crops(task: tuple[int, int, int]) -> tuple[NDArray[np.uint8], NDArray[np.int16], str]:
+#: Tiles whose face shows less than this share are "not a tile" for the namer (a wall seen
+#: edge-on, a tile under another); between this and the labels' own threshold, neither.
+HIDDEN_FACE = 0.15
+
+
+def scene_crops(
+    task: tuple[int, int, int],
+) -> tuple[NDArray[np.uint8], NDArray[np.int16], NDArray[np.float32], str]:
     """Render scene ``index`` of ``seed`` and cut its crops: labelled tiles, tiles whose face
     is mostly hidden (as ``reject``), and background negatives."""
     seed, index, size = task
@@ -229,12 +256,12 @@ def scene_crops(task: tuple[int, int, int]) -> tuple[NDArray[np.uint8], NDArray[
     hidden = [
         r.xyxy
         for r in scene.tiles
-        if r.xyxy is not None and not r.labelled and 0.05 < r.visible_face < 0.3
+        if r.xyxy is not None and not r.labelled and 0.02 < r.visible_face < HIDDEN_FACE
     ]
     extra = np.array(hidden, np.float64).reshape(-1, 4)
-    crops, labels = photo_crops(scene.image, xyxy, classes, rng, extra)
+    crops, labels, sides = photo_crops(scene.image, xyxy, classes, rng, extra)
     art = str(scene.info.get("art_set", "mixed"))
-    return crops, labels, f"synth_s{seed}_{index:07d}_{art}"
+    return crops, labels, sides, f"synth_s{seed}_{index:07d}_{art}"
 
 
 def crops_from_synth(
@@ -257,17 +284,24 @@ def crops_from_synth(
     cache = build_cache()
     tasks = [(seed, i, size) for i in range(n_scenes)]
     init_args = (str(cache), tuple(sets) if sets is not None else None)
-    images, labels, groups = [], [], []
+    images, labels, groups, sides = [], [], [], []
     sources: list[str] = []
     began = time.perf_counter()
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(workers, initializer=_init_renderer, initargs=init_args) as pool:
-        for k, (crops, y, name) in enumerate(pool.imap(scene_crops, tasks, chunksize=4)):
+        for k, (crops, y, side, name) in enumerate(pool.imap(scene_crops, tasks, chunksize=4)):
             images.append(crops)
             labels.append(y)
+            sides.append(side)
             groups.append(np.full(len(y), len(sources), np.int32))
             sources.append(name)
             if progress and (k + 1) % 200 == 0:
                 rate = (k + 1) / (time.perf_counter() - began)
                 print(f"  synth crops: {k + 1}/{n_scenes} scenes, {rate:.1f}/s", file=sys.stderr)
-    return CropSet(np.concatenate(images), np.concatenate(labels), np.concatenate(groups), sources)
+    return CropSet(
+        np.concatenate(images),
+        np.concatenate(labels),
+        np.concatenate(groups),
+        sources,
+        np.concatenate(sides),
+    )

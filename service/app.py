@@ -20,6 +20,7 @@ from fastapi.staticfiles import StaticFiles
 from scoring import city_names
 from service import errors
 from service.api import AnnotatedStore, ReadPool, get_reader, router
+from service.headers import SecurityHeaders
 from service.limits import BodyLimit
 from service.reader import load_reader
 from service.schemas import ErrorBody, Health
@@ -59,6 +60,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=_version(),
         description=DESCRIPTION,
         lifespan=lifespan,
+        docs_url=None,  # served below from local assets: a table's Wi-Fi may be offline
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.reader = None
@@ -77,8 +80,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def index() -> FileResponse:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    _local_docs(app)
+
+    app.add_middleware(SecurityHeaders)
     app.add_middleware(
         BodyLimit,
         limit=settings.max_upload_bytes + BODY_SLACK,
@@ -95,6 +104,38 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["*"],
         )
     return app
+
+
+def _local_docs(app: FastAPI) -> None:
+    """``/docs`` (Swagger UI) and ``/redoc`` from the assets the fastapi-offline package
+    ships, so that they work on a network without the internet."""
+    from importlib.resources import files
+
+    from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+    from fastapi.responses import HTMLResponse
+
+    assets = Path(str(files("fastapi_offline") / "static"))
+    app.mount("/docs-static", StaticFiles(directory=assets), name="docs-static")
+
+    @app.get("/docs", include_in_schema=False)
+    async def swagger() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="hupai — API",
+            swagger_js_url="/docs-static/swagger-ui-bundle.js",
+            swagger_css_url="/docs-static/swagger-ui.css",
+            swagger_favicon_url="/static/favicon.svg",
+        )
+
+    @app.get("/redoc", include_in_schema=False)
+    async def redoc() -> HTMLResponse:
+        return get_redoc_html(
+            openapi_url="/openapi.json",
+            title="hupai — API",
+            redoc_js_url="/docs-static/redoc.standalone.js",
+            redoc_favicon_url="/static/favicon.svg",
+            with_google_fonts=False,
+        )
 
 
 def get_reader_for_health(app: FastAPI) -> Any:

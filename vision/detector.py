@@ -304,6 +304,7 @@ class Detector:
         import onnxruntime as ort
 
         self.path = find_model(model)
+        ort.disable_telemetry_events()  # no usage events, no telemetry files
         options = ort.SessionOptions()
         if threads is None and os.environ.get(THREADS_ENV):
             threads = int(os.environ[THREADS_ENV])

@@ -262,6 +262,7 @@ class Namer:
         if not isinstance(data, dict):
             raise NamerError(f"{manifest_path}: not a hupai namer manifest (not a JSON object)")
         self.manifest = NamerManifest.from_dict(data, str(manifest_path))
+        ort.disable_telemetry_events()  # no usage events, no telemetry files
         options = ort.SessionOptions()
         if threads is None and os.environ.get("HUPAI_THREADS"):
             threads = int(os.environ["HUPAI_THREADS"])

@@ -45,6 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     run.add_argument(
         "--single-cls", action="store_true", help="class-agnostic: train a finder (one class)"
     )
+    run.add_argument(
+        "--close-mosaic", type=int, default=5, help="last epochs trained without mosaic"
+    )
     run.add_argument("--project", default="runs")
     run.set_defaults(handler=_run)
 
@@ -70,6 +73,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     namer.add_argument("--epoch-crops", type=int, default=48000)
     namer.add_argument("--size", type=int, default=64, help="input side, px")
     namer.add_argument("--holdout-set", help="leave this art set out (leave-one-set-out runs)")
+    namer.add_argument("--init", help="start from this checkpoint (it also judges mirror images)")
+    namer.add_argument("--lr", type=float, default=1.5e-3, help="peak learning rate")
+    namer.add_argument("--synth-share", type=float, default=0.45, help="of each epoch's crops")
+    namer.add_argument(
+        "--min-side", type=float, default=20.0, help="tiles smaller than this (px) are left out"
+    )
     namer.set_defaults(handler=_namer)
 
     namer_export = stages.add_parser("namer-export", help="export the namer to ONNX + manifest")
@@ -106,7 +115,7 @@ def _need_ultralytics() -> None:
 
 def _run(args: argparse.Namespace) -> int:
     _need_ultralytics()
-    from vision.train import TrainConfig, train, write_mix_yaml
+    from vision.train import Augment, TrainConfig, train, write_mix_yaml
 
     data = write_mix_yaml(args.train, args.val, Path(args.project) / f"{args.name}.data.yaml")
     config = TrainConfig(
@@ -123,6 +132,7 @@ def _run(args: argparse.Namespace) -> int:
         nbs=args.nbs,
         single_cls=args.single_cls,
         project=args.project,
+        augment=Augment(close_mosaic=args.close_mosaic),
     )
     print(f"best weights: {train(config)}")
     return 0
@@ -200,6 +210,10 @@ def _namer(args: argparse.Namespace) -> int:
         epoch_crops=args.epoch_crops,
         size=args.size,
         holdout_set=args.holdout_set,
+        init=args.init,
+        lr=args.lr,
+        synth_share=args.synth_share,
+        min_side=args.min_side,
     )
     try:
         print(f"best weights: {run(config)}")

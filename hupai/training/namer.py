@@ -66,6 +66,8 @@ class NamerConfig:
     flower_boost: float = 4.0  # flowers are rare and vary most between sets
     mirror_epochs: int = 2
     mirror_crops: int = 0  # crops per mirror epoch (0: every val crop)
+    init: str | None = None  # start from this checkpoint (it also votes on mirror images)
+    min_side: float = 20.0  # tiles smaller than this in their photo (px) are not trained on
     seed: int = 0
     threads: int = 2
 
@@ -215,6 +217,14 @@ def art_set_of(source: str) -> str:
     return source.rsplit("_", 1)[-1] if source.startswith("synth_") else "real"
 
 
+def big_enough(crops: CropSet, min_side: float) -> CropSet:
+    """Leave out tiles too small in their photo to be named (their crops are mush: training
+    on them teaches guessing); negatives stay whatever their size."""
+    if crops.sides is None or min_side <= 0:
+        return crops
+    return crops.subset((crops.sides >= min_side) | (crops.labels == REJECT))
+
+
 def without_set(crops: CropSet, art_set: str | None) -> CropSet:
     if art_set is None:
         return crops
@@ -298,7 +308,7 @@ def train_epochs(
             sched.step()
             seen += len(y)
             correct += int((logits.argmax(1) == y).sum())
-            total_loss += float(loss) * len(y)
+            total_loss += float(loss.detach()) * len(y)
             if (step + 1) % 100 == 0:
                 rate = seen / (time.perf_counter() - began)
                 log(
@@ -364,27 +374,38 @@ def accuracy_report(probs: NDArray[np.float64], labels: NDArray[np.int16]) -> di
 # -- stage 2: mirror images ------------------------------------------------------------------
 
 
+#: Tiles whose mirror image differs from them (characters, winds and dragons with a glyph,
+#: flowers, the 1s bird): only these vote on whether a photo is mirrored.
+CHIRAL = (*range(0, 9), 18, 27, 28, 29, 30, 32, 33, *range(34, 42))
+
+
 def find_mirrored(
     cfg: NamerConfig, real_train: CropSet, real_val: CropSet, log: Callable[[str], None]
 ) -> tuple[NDArray[np.bool_], list[dict[str, Any]]]:
-    """Per photo of ``real_train``: is it a mirror image? (See the module's stage 2.)"""
+    """Per photo of ``real_train``: is it a mirror image? (See the module's stage 2.) The
+    judge is ``cfg.init`` when given (a namer trained on never-mirrored synthetic and val
+    crops), else a quick namer trained on the val crops."""
     import torch
 
     torch.set_num_threads(cfg.threads)
     model = build_model()
-    vote_cfg = NamerConfig(**{**asdict(cfg), "flower_boost": 2.0})
-    log(f"mirror: a quick namer on {len(real_val)} val crops, {cfg.mirror_epochs} epochs")
-    train_epochs(
-        model,
-        [(real_val, 1.0)],
-        vote_cfg,
-        epochs=cfg.mirror_epochs,
-        epoch_crops=cfg.mirror_crops or len(real_val),
-        state=None,
-        on_epoch=lambda e, s: log(f"  mirror epoch {e + 1}: train acc {s['train_acc']:.4f}"),
-        log=log,
-    )
-    tiles = real_train.labels != REJECT
+    if cfg.init:
+        model.load_state_dict(torch.load(cfg.init, map_location="cpu", weights_only=False)["model"])
+        log(f"mirror: {cfg.init} judges")
+    else:
+        vote_cfg = NamerConfig(**{**asdict(cfg), "flower_boost": 2.0})
+        log(f"mirror: a quick namer on {len(real_val)} val crops, {cfg.mirror_epochs} epochs")
+        train_epochs(
+            model,
+            [(real_val, 1.0)],
+            vote_cfg,
+            epochs=cfg.mirror_epochs,
+            epoch_crops=cfg.mirror_crops or len(real_val),
+            state=None,
+            on_epoch=lambda e, s: log(f"  mirror epoch {e + 1}: train acc {s['train_acc']:.4f}"),
+            log=log,
+        )
+    tiles = np.isin(real_train.labels, CHIRAL)
     inputs = centre_inputs(real_train.images[tiles], cfg.size)
     y = real_train.labels[tiles].astype(np.int64)
     groups = real_train.groups[tiles]
@@ -454,8 +475,10 @@ def run(cfg: NamerConfig) -> Path:
         (Path(cfg.data) / "mirror.json").write_text(json.dumps(votes, indent=1) + "\n")
         log(f"mirror: {int(mirrored.sum())} of {len(mirrored)} train photos are mirror images")
         unmirror(real_train, mirrored).save(fixed)
-    real_train = CropSet.load(fixed)
-    synth_train = without_set(CropSet.load(paths["synth-train"]), cfg.holdout_set)
+    real_train = big_enough(CropSet.load(fixed), cfg.min_side)
+    synth_train = big_enough(
+        without_set(CropSet.load(paths["synth-train"]), cfg.holdout_set), cfg.min_side
+    )
     synth_val = CropSet.load(paths["synth-val"])
     log(
         f"train: real {len(real_train)} crops, synthetic {len(synth_train)}"
@@ -466,6 +489,9 @@ def run(cfg: NamerConfig) -> Path:
     last, best = run_dir / "weights" / "last.pt", run_dir / "weights" / "best.pt"
     state = None
     best_acc = -1.0
+    if cfg.init and not last.exists():
+        model.load_state_dict(torch.load(cfg.init, map_location="cpu", weights_only=False)["model"])
+        log(f"start: from {cfg.init}")
     if last.exists():
         ckpt = torch.load(last, map_location="cpu", weights_only=False)
         model.load_state_dict(ckpt["model"])

@@ -137,3 +137,45 @@ def test_messages_use_json_spellings(
     message = response.json()["message"]
     assert shown in message
     assert "None" not in message and "True" not in message and "inf " not in message
+
+
+# -- headers, offline docs, icons --------------------------------------------------------------
+
+
+def test_every_response_carries_the_security_headers(client: TestClient) -> None:
+    for path in ("/", "/healthz", "/v1/cities", "/static/app.js", "/nope"):
+        headers = client.get(path).headers
+        assert headers["x-content-type-options"] == "nosniff", path
+        assert "frame-ancestors 'none'" in headers["content-security-policy"], path
+        assert headers["referrer-policy"] == "no-referrer", path
+
+
+def test_only_the_page_may_ask_for_the_camera(client: TestClient) -> None:
+    assert "camera=(self)" in client.get("/").headers["permissions-policy"]
+    assert "camera=()" in client.get("/v1/cities").headers["permissions-policy"]
+
+
+def test_the_page_policy_allows_no_inline_script(client: TestClient) -> None:
+    csp = client.get("/").headers["content-security-policy"]
+    script = next(part for part in csp.split(";") if part.strip().startswith("script-src"))
+    assert "unsafe-inline" not in script
+    assert "<script>" not in client.get("/").text  # and the page has none
+
+
+@pytest.mark.parametrize("path", ["/docs", "/redoc"])
+def test_the_api_docs_load_nothing_from_a_cdn(client: TestClient, path: str) -> None:
+    import re
+
+    page = client.get(path)
+    assert page.status_code == 200
+    urls = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+    assert urls and all(u.startswith("/") for u in urls), urls
+    for url in urls:
+        assert client.get(url).status_code == 200, url
+
+
+def test_a_favicon_and_a_manifest_let_the_page_go_on_a_home_screen(client: TestClient) -> None:
+    assert client.get("/favicon.ico").headers["content-type"].startswith("image/svg")
+    manifest = client.get("/static/manifest.webmanifest").json()
+    for icon in manifest["icons"]:
+        assert client.get(icon["src"]).status_code == 200
