@@ -19,6 +19,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 log = logging.getLogger("hupai.service")
 
@@ -130,6 +131,11 @@ def install(app: FastAPI) -> None:
         return ApiError(
             exc.status_code, code, str(exc.detail), headers=getattr(exc, "headers", None)
         ).response()
+
+    @app.exception_handler(ClientDisconnect)
+    async def _gone(request: Request, exc: ClientDisconnect) -> JSONResponse:
+        # the client went away (or a deadline closed its half-sent request): nobody to answer
+        return ApiError(400, "client_disconnected", "the request ended before its body").response()
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -70,6 +70,15 @@ class Settings(BaseSettings):
     cors_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="origins allowed to call the API from a browser"
     )
+    head_timeout: float = Field(
+        10.0, gt=0, le=300, description="seconds a connection may take to send a request's head"
+    )
+    body_timeout: float = Field(
+        60.0, gt=0, le=3600, description="seconds a request may take to send its body (a photo)"
+    )
+    keep_alive: float = Field(
+        5.0, gt=0, le=300, description="seconds an idle keep-alive connection stays open"
+    )
     annotated_max_side: int = Field(
         1600, ge=64, le=8192, description="the annotated photo is scaled down to this side (px)"
     )

@@ -62,6 +62,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from service.app import create_app
+    from service.protocol import timed_protocol
 
     uvicorn.run(
         create_app(settings),
@@ -69,5 +70,7 @@ def _serve(args: argparse.Namespace) -> int:
         port=settings.port,
         log_level=args.log_level,
         proxy_headers=False,
+        http=timed_protocol(settings.head_timeout, settings.body_timeout),
+        timeout_keep_alive=int(settings.keep_alive),
     )
     return 0

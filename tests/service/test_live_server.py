@@ -4,6 +4,8 @@ HTTP."""
 from __future__ import annotations
 
 import json
+import os
+import socket
 import subprocess
 import sys
 import time
@@ -34,6 +36,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             [sys.executable, "-m", "hupai", "serve", "--port", str(port), "--threads", "1"],
             stdout=out,
             stderr=subprocess.STDOUT,
+            # short deadlines, so that the tests of half-sent requests are quick
+            env={**os.environ, "HUPAI_HEAD_TIMEOUT": "1.5", "HUPAI_BODY_TIMEOUT": "2"},
         )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -115,3 +119,32 @@ def test_an_oversized_upload_is_refused_before_it_is_read(server: str) -> None:
     big = b"\xff\xd8" + b"\0" * (16 * 1024 * 1024 + 1024 * 1024 + 10)
     r = httpx.post(server + "/v1/read", files={"photo": ("big.jpg", big, "image/jpeg")})
     assert r.status_code == 413 and r.json()["code"] == "too_large"
+
+
+def seconds_until_closed(url: str, payload: bytes, wait: float = 10.0) -> float:
+    """Seconds until the server closes a connection that sent ``payload`` and then stalls."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port))) as sock:
+        sock.settimeout(wait)
+        if payload:
+            sock.sendall(payload)
+        began = time.monotonic()
+        try:
+            assert sock.recv(100) == b""  # closed, no answer
+        except TimeoutError:
+            return float("inf")
+        return time.monotonic() - began
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"",
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\n",
+        b"POST /v1/score/hand HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 100\r\n\r\n{",
+    ],
+    ids=["idle", "half-sent head", "half-sent body"],
+)
+def test_a_stalled_connection_is_closed(server: str, payload: bytes) -> None:
+    assert seconds_until_closed(server, payload) < 5
