@@ -43,6 +43,7 @@ from vision.namer import CROP_MARGIN, MEAN, NAMER_CLASSES, REJECT, STD, to_blob
 
 FLOWERS = range(34, 42)
 BACK = 42
+WHITE_DRAGON = 31  # a blank face: the class most easily taken for "not a tile"
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class NamerConfig:
     label_smoothing: float = 0.05
     synth_share: float = 0.45  # of each epoch's crops
     flower_boost: float = 4.0  # flowers are rare and vary most between sets
+    white_dragon_boost: float = 2.0
     mirror_epochs: int = 2
     mirror_crops: int = 0  # crops per mirror epoch (0: every val crop)
     init: str | None = None  # start from this checkpoint (it also votes on mirror images)
@@ -332,6 +334,7 @@ def _sample_weights(crops: CropSet, cfg: NamerConfig) -> NDArray[np.float64]:
     w = np.ones(len(crops))
     flowers = (crops.labels >= FLOWERS.start) & (crops.labels < FLOWERS.stop)
     w[flowers] *= cfg.flower_boost
+    w[crops.labels == WHITE_DRAGON] *= cfg.white_dragon_boost
     return np.asarray(w / w.sum(), np.float64)
 
 

@@ -66,6 +66,7 @@ def labelled(tmp_path_factory: pytest.TempPathFactory, model: Path) -> dict[str,
     context.write_text(json.dumps({"win": "self_draw", "photos": {"wide.jpg": {"winner": 2}}}))
     out = root / "out"
     args = ["label", str(photos), "--out", str(out), "--model", str(model), "--workers", "1"]
+    args.append("--no-namer")  # the fake detector names the tiles
     args += ["--previews", "--city", "shaanxi", "--winner", "0", "--context", str(context)]
     rc = main([*args, "--quiet"])
     return {"rc": rc, "photos": photos, "out": out, "model": model}
@@ -177,6 +178,7 @@ def test_previews_are_contact_sheets(labelled: dict[str, Any]) -> None:
 
 
 def _run(photos: Path, out: Path, model: Path, **kw: Any) -> Any:
+    kw.setdefault("no_namer", True)
     return run_label_job(LabelOptions(photos=photos, out=out, model=str(model), **kw))
 
 
@@ -350,7 +352,7 @@ def test_command_errors_are_one_line(
 
     (tmp_path / "photos").mkdir()
     args = ["label", str(tmp_path / "photos"), "--out", str(tmp_path / "out")]
-    assert main([*args, "--model", str(model), *extra]) == 2
+    assert main([*args, "--model", str(model), "--no-namer", *extra]) == 2
     assert message in capsys.readouterr().err
 
 
@@ -358,7 +360,7 @@ def test_folder_errors(tmp_path: Path, model: Path, capsys: pytest.CaptureFixtur
     from hupai.cli import main
 
     photos = make_photos(tmp_path / "photos", n=1)
-    base = ["--model", str(model), "--quiet"]
+    base = ["--model", str(model), "--no-namer", "--quiet"]
     assert main(["label", str(tmp_path / "nope"), "--out", str(tmp_path / "o"), *base]) == 2
     assert "nope: no such folder" in capsys.readouterr().err
     assert main(["label", str(photos), "--out", str(photos), *base]) == 2
@@ -368,3 +370,30 @@ def test_folder_errors(tmp_path: Path, model: Path, capsys: pytest.CaptureFixtur
     (busy / ".hupai/lock").write_text(str(os.getppid()))  # a live process holds it
     assert main(["label", str(photos), "--out", str(busy), *base]) == 2
     assert "another hupai label" in capsys.readouterr().err
+
+
+# -- with a namer ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_namer_names_the_boxes_and_its_alternatives_reach_the_readings(
+    tmp_path: Path, workers: int
+) -> None:
+    from fake_models import fake_namer
+
+    finder = fake_model(tmp_path, [(*b[:4], 0, b[5]) for b in BOXES], names=("tile",))
+    namer = fake_namer(tmp_path, {c: 10.0 + 15 * k for k, c in enumerate(range(0, 34, 2))})
+    photos = make_photos(tmp_path / "photos", n=2)
+    report = _run(
+        photos, tmp_path / "out", finder, namer=str(namer), no_namer=False, workers=workers
+    )
+    assert report.labelled == 3
+    rows = [json.loads(line) for line in (tmp_path / "out" / "readings.jsonl").open()]
+    for row in rows:
+        alternatives = row["detections"]["alternatives"]
+        assert len(alternatives) == len(row["detections"]["class_id"]) > 0
+        assert all(
+            a[0]["tile"] == name
+            for a, name in zip(alternatives, row["detections"]["class_name"], strict=True)
+        )
+        assert all(a["tile"] in CLASS_NAMES[0:34:2] for a in alternatives[0])
