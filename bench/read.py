@@ -1,13 +1,16 @@
-"""Reading benchmark: our model and reading pipeline against the PyPI ``mahjong-detector``
-model on the same real photos, in one run.
+"""Reading benchmark: our reading (finder + namer) against the PyPI ``mahjong-detector``
+model on the same real photos, in one run; our single-stage detector (the namer off) as a
+second row.
 
 Prints per-photo latency p50/p90 (ours: the whole ``read_image``; peer: its own
-``detect_tiles`` API) with their ratio, and both models' tile precision/recall and photo
-exact-read on the real test split, over the 34 tile kinds both know. ``--large N`` also
-measures large-photo strategies (plain resize, zoom on the tiles' region, tiling) on N test
-photos pasted small into 4000×3000 canvases, for both models through our runtime.
+``detect_tiles`` API) with their ratio, and the tile precision/recall and photo exact-read
+on the real test split, over the 34 tile kinds all know. ``--large N`` also measures
+large-photo strategies (plain resize, zoom on the tiles' region, tiling) on N test photos
+pasted small into 4000×3000 canvases. ``--sweep N``: the scale sweep — N test photos' hands
+pasted into 4000×3000 canvases so that the hand spans 2 % to 90 % of the long side: tiles
+found (class-agnostic) and named right per step, and the read time of these 12-MP photos.
 
-    .venv/bin/python bench/read.py [--split data/real] [--model M] [--threads 2] [--large 20]
+    .venv/bin/python bench/read.py [--split data/real] [--threads 2] [--large 20] [--sweep 10]
 
 The peer is a benchmark-only dev dependency (its model is AGPL-licensed; never shipped).
 """
@@ -138,7 +141,7 @@ class PeerDetector:
 
 
 def run_ours(
-    detector: Any, photos: list[tuple[Path, Boxes]], repeat: int
+    detector: Any, photos: list[tuple[Path, Boxes]], repeat: int, namer: Any = None
 ) -> tuple[list[float], list[Boxes]]:
     from vision.detector import load_image
     from vision.reading import read_image
@@ -148,7 +151,8 @@ def run_ours(
         best = float("inf")
         for _ in range(repeat):
             t = time.perf_counter()
-            reading = read_image(load_image(path), detector=detector, source=str(path))
+            image = load_image(path)
+            reading = read_image(image, detector=detector, namer=namer, source=str(path))
             best = min(best, time.perf_counter() - t)
         times.append(best)
         preds.append(as_boxes(reading.detections))
@@ -233,6 +237,60 @@ def run_strategies(
     return out
 
 
+SWEEP = (0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9)
+
+
+def hand_scene(path: Path, truth: Boxes, span: float) -> tuple[np.ndarray, Boxes]:
+    """The photo's tiles (their region and a margin) pasted into a 4000×3000 canvas of its
+    mean colour, scaled so that the region spans ``span`` of the long side."""
+    import cv2
+
+    img: Any = cv2.imread(str(path))
+    lo, hi = truth.xyxy[:, :2].min(0), truth.xyxy[:, 2:].max(0)
+    pad = 0.15 * (hi - lo)
+    x0, y0 = np.maximum(lo - pad, 0).astype(int)
+    x1, y1 = np.minimum(hi + pad, [img.shape[1], img.shape[0]]).astype(int)
+    region = img[y0:y1, x0:x1]
+    scale = span * 4000 / max(region.shape[1], region.shape[0])
+    scale = min(scale, 2900 / region.shape[0], 3900 / region.shape[1])
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
+    small = cv2.resize(region, None, fx=scale, fy=scale, interpolation=interp)
+    canvas = np.empty((3000, 4000, 3), np.uint8)
+    canvas[:] = region.reshape(-1, 3).mean(0).astype(np.uint8)
+    h, w = small.shape[:2]
+    ox, oy = (4000 - w) // 2, (3000 - h) // 2
+    canvas[oy : oy + h, ox : ox + w] = small
+    xy = (truth.xyxy - [x0, y0, x0, y0]) * scale + [ox, oy, ox, oy]
+    return canvas, Boxes(xy, truth.class_id, truth.confidence)
+
+
+def sweep(detector: Any, namer: Any, photos: list[tuple[Path, Boxes]]) -> None:
+    from vision.metrics import StageReport
+    from vision.reading import read_image
+
+    print(f"\nscale sweep: {len(photos)} hands in 4000×3000 photos (12 MP)")
+    print(f"{'hand spans':>11}{'tile px':>9}{'found':>8}{'named':>8}{'exact':>7}{'p50 ms':>8}")
+    for span in SWEEP:
+        stages, reads, truths, times, sides = StageReport(), [], [], [], []
+        for path, truth in photos:
+            image, moved = hand_scene(path, truth, span)
+            t = time.perf_counter()
+            reading = read_image(image, detector=detector, namer=namer)
+            times.append(time.perf_counter() - t)
+            read = as_boxes(reading.detections)
+            stages.add(moved, reading.extra["found_xyxy"], read, reading.alternatives)
+            reads.append(read)
+            truths.append(moved)
+            sides.append(float(np.median((moved.xyxy[:, 2:] - moved.xyxy[:, :2]).max(1))))
+        f = stages.figures()
+        exact = evaluate(reads, truths, 0.0).exact_read
+        print(
+            f"{span:>10.0%}{np.median(sides):>9.0f}{f['found_recall']:>8.3f}"
+            f"{f['found_recall'] * f['namer_accuracy']:>8.3f}{exact:>7.2f}"
+            f"{statistics.median(times) * 1000:>8.0f}"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", type=Path, default=ROOT / "data" / "real")
@@ -242,9 +300,14 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=2, help="timed runs per photo (best kept)")
     parser.add_argument("--large", type=int, default=0, help="large-photo strategies on N photos")
     parser.add_argument("--large-scale", type=float, default=1.0)
+    parser.add_argument("--sweep", type=int, default=0, help="scale sweep on N photos' hands")
+    parser.add_argument(
+        "--single", help="also time a single-stage detector alone (e.g. models/hupai-tiles-v1.onnx)"
+    )
     args = parser.parse_args()
 
     from vision.detector import Detector, ModelError
+    from vision.reading import default_namer
 
     photos = load_split(args.split, args.limit)
     if not photos:
@@ -252,17 +315,25 @@ def main() -> int:
         return 2
     try:
         ours = Detector(args.model, threads=args.threads)
+        single = Detector(args.single, threads=args.threads) if args.single else None
     except ModelError as exc:
         print(f"our model: {exc}", file=sys.stderr)
         return 2
+    namer = default_namer(args.threads)
     peer = peer_module()
     truths = [t for _, t in photos]
     print(f"{len(photos)} photos from {args.split}/images/test, {args.threads} threads")
     print(f"ours: {ours.path} ({ours.manifest.name} {ours.manifest.version})")
+    if namer is not None:
+        print(f"      + {namer.path} ({namer.manifest.name} {namer.manifest.version})")
 
     ours.detect(np.zeros((640, 640, 3), np.uint8))  # warm-up
-    t_ours, p_ours = run_ours(ours, photos, args.repeat)
-    rows = [("ours (read_image)", t_ours, evaluate(p_ours, truths, 0.25, classes=SHARED))]
+    t_ours, p_ours = run_ours(ours, photos, args.repeat, namer)
+    conf = 0.0 if namer is not None else 0.25  # named tiles are read tiles
+    rows = [("ours (read_image)", t_ours, evaluate(p_ours, truths, conf, classes=SHARED))]
+    if single is not None:
+        t_one, p_one = run_ours(single, photos, args.repeat)
+        rows.append(("ours, detector alone", t_one, evaluate(p_one, truths, 0.25, classes=SHARED)))
     if peer is None:
         print("peer: mahjong-detector is not installed (pip install '.[dev]'); skipped")
     else:
@@ -284,16 +355,18 @@ def main() -> int:
             f"{name:<24}{pct(times, 50):>9.1f}{pct(times, 90):>9.1f}{rep.precision:>11.3f}"
             f"{rep.recall:>8.3f}{rep.exact_read:>7.3f}{rep.map50:>7.3f}"
         )
-    if len(rows) == 2:
+    if rows[-1][0].startswith("mahjong-detector"):
         print(
-            f"latency ratio ours/peer: p50 {pct(rows[0][1], 50) / pct(rows[1][1], 50):.2f}, "
-            f"p90 {pct(rows[0][1], 90) / pct(rows[1][1], 90):.2f}"
+            f"latency ratio ours/peer: p50 {pct(rows[0][1], 50) / pct(rows[-1][1], 50):.2f}, "
+            f"p90 {pct(rows[0][1], 90) / pct(rows[-1][1], 90):.2f}"
         )
     print(
         "(tiles of the 34 shared kinds; precision/recall at IoU 0.5, ours at conf 0.25, the peer"
         " at its own 0.5; exact = photos whose tile multiset is read exactly)"
     )
 
+    if args.sweep:
+        sweep(ours, namer, photos[: args.sweep])
     if args.large:
         scenes = large_photos(photos, args.large, args.large_scale)
         side = np.median(

@@ -130,8 +130,9 @@ def load_labelstudio(path: str | Path, *, source: Source = "auto") -> list[Image
 
 
 def labelstudio_items(tasks: Any, *, source: Source = "auto") -> list[ImageLabels]:
-    """The images and boxes of a list of tasks: the first annotation that was not cancelled
-    (``source="auto"`` or ``"annotations"``), else the first prediction."""
+    """The images and boxes of a list of tasks: the latest annotation that was not cancelled
+    (``source="auto"`` or ``"annotations"``), else the first prediction. Label Studio's
+    own export lists a task's predictions by id (``"predictions": [1]``): those are skipped."""
     if isinstance(tasks, dict):
         tasks = [tasks]
     if not isinstance(tasks, list):
@@ -151,10 +152,14 @@ def _task_item(k: int, task: Any, source: Source) -> ImageLabels:
     chosen: dict[str, Any] | None = None
     kind = "annotations"
     if source in ("auto", "annotations"):
-        done = [a for a in task.get("annotations") or [] if not a.get("was_cancelled")]
-        chosen = done[0] if done else None
+        done = [
+            (k, a)
+            for k, a in enumerate(_list(task.get("annotations")))
+            if isinstance(a, dict) and not a.get("was_cancelled")
+        ]
+        chosen = max(done, key=_latest)[1] if done else None
     if chosen is None and source in ("auto", "predictions"):
-        preds = task.get("predictions") or []
+        preds = [p for p in _list(task.get("predictions")) if isinstance(p, dict)]
         chosen, kind = (preds[0] if preds else None), "predictions"
     results = [] if chosen is None else chosen.get("result") or []
     width, height = data.get("width"), data.get("height")
@@ -188,6 +193,10 @@ def _task_item(k: int, task: Any, source: Source) -> ImageLabels:
             ]
         )
         scores.append(float(r.get("score", 1.0)))
+    if chosen is None and not isinstance(width, int | float):
+        raise LabelError(
+            f"{where}: not annotated (no annotation, and no prediction to fall back on)"
+        )
     if not isinstance(width, int | float) or not isinstance(height, int | float):
         raise LabelError(f"{where}: no image size (data.width/height or a region's original size)")
     det = Detections.make(xyxy, classes, scores)
@@ -197,6 +206,16 @@ def _task_item(k: int, task: Any, source: Source) -> ImageLabels:
     if chosen is not None and "model_version" in chosen:
         meta["model_version"] = chosen["model_version"]
     return ImageLabels(image, int(width), int(height), det, meta)
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _latest(entry: tuple[int, dict[str, Any]]) -> tuple[str, int]:
+    """An annotation's time (ISO 8601 sorts as text), then its place in the list."""
+    k, a = entry
+    return (str(a.get("updated_at") or a.get("created_at") or ""), k)
 
 
 def _envelope(x: float, y: float, w: float, h: float, rotation: float) -> tuple[float, ...]:

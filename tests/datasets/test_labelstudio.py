@@ -54,15 +54,16 @@ def test_percent_coordinates_round_trip_to_yolo(tmp_path: Path) -> None:
     assert [format_yolo_line(b) for b in to_yolo_boxes(back)] == lines
 
 
-def test_a_persons_annotation_wins_over_the_prediction() -> None:
-    def region(x: float, label: str) -> dict[str, object]:
-        return {
-            "type": "rectanglelabels",
-            "original_width": 200,
-            "original_height": 100,
-            "value": {"x": x, "y": 10, "width": 10, "height": 20, "rectanglelabels": [label]},
-        }
+def region(x: float, label: str) -> dict[str, object]:
+    return {
+        "type": "rectanglelabels",
+        "original_width": 200,
+        "original_height": 100,
+        "value": {"x": x, "y": 10, "width": 10, "height": 20, "rectanglelabels": [label]},
+    }
 
+
+def test_a_persons_annotation_wins_over_the_prediction() -> None:
     task = {
         "data": {"image": "a.jpg"},
         "annotations": [
@@ -76,6 +77,23 @@ def test_a_persons_annotation_wins_over_the_prediction() -> None:
     assert mine.detections.xyxy.tolist() == [[100.0, 10.0, 120.0, 30.0]]
     (pred,) = labelstudio_items([task], source="predictions")
     assert CLASS_NAMES[int(pred.detections.class_id[0])] == "1m"
+
+
+def test_label_studios_export_with_predictions_by_id_is_read() -> None:
+    """The JSON that Label Studio 1.23's Export button writes lists predictions by id."""
+    task = {
+        "id": 7,
+        "data": {"image": "/data/local-files/?d=images/a.jpg"},
+        "annotations": [
+            {"id": 1, "updated_at": "2026-11-20T10:00:00Z", "result": [region(50, "1z")]},
+            {"id": 2, "updated_at": "2026-11-21T09:00:00Z", "result": [region(60, "2z")]},
+        ],
+        "predictions": [1],
+    }
+    (item,) = labelstudio_items([task])
+    assert CLASS_NAMES[int(item.detections.class_id[0])] == "2z"  # the latest annotation
+    with pytest.raises(LabelError, match=r"task 0 .*: not annotated"):
+        labelstudio_items([{**task, "annotations": []}])
 
 
 def test_a_rotated_rectangle_becomes_its_envelope() -> None:
@@ -110,7 +128,8 @@ def _task(label: str, size: dict[str, int]) -> dict[str, object]:
         ([], "task 0: not a task"),
         (_task("1m", {}), "task 0 (a.jpg): a region has no original_width"),
         (_task("dragon", {"width": 10, "height": 10}), "'dragon' is not a class name"),
-        ({"data": {"image": "a.jpg"}}, "no image size"),
+        ({"data": {"image": "a.jpg"}}, "task 0 (a.jpg): not annotated"),
+        ({"data": {"image": "a.jpg"}, "annotations": [{"result": []}]}, "no image size"),
     ],
 )  # fmt: skip
 def test_bad_tasks_are_errors_naming_the_task(task: object, message: str) -> None:
