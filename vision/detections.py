@@ -122,6 +122,28 @@ class Detections:
         keep = nms(self.xyxy, self.confidence, None, iou, cover=cover)
         return self[keep]
 
+    def without_enclosing_boxes(
+        self, inside: float = 0.75, smaller: float = 0.7, support: float = 0.5
+    ) -> Detections:
+        """Drop a box that holds another, clearly smaller box (``inside`` of the small box's
+        area within it, the small one at most ``smaller`` of its area) scoring at least
+        ``support`` of its score: a box around a tile and part of its neighbours, which a
+        class-agnostic finder gives beside the tiles' own boxes.
+
+        >>> d = Detections.make([[0, 0, 10, 14], [10, 0, 20, 14], [0, 0, 19, 14]], [0, 0, 0],
+        ...                     [0.9, 0.8, 0.7])
+        >>> d.without_enclosing_boxes().xyxy.tolist()
+        [[0.0, 0.0, 10.0, 14.0], [10.0, 0.0, 20.0, 14.0]]
+        """
+        if len(self) < 2:
+            return self
+        inter = _intersection(self.xyxy, self.xyxy)
+        area = np.maximum(self.area, 1e-9)
+        held = (inter / area[None, :] >= inside) & (area[None, :] <= smaller * area[:, None])
+        held &= self.confidence[None, :] >= support * self.confidence[:, None]
+        np.fill_diagonal(held, False)
+        return self[~held.any(axis=1)]
+
     def sorted_by(self, key: FloatArray) -> Detections:
         return self[np.argsort(key, kind="stable")]
 

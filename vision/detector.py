@@ -280,7 +280,7 @@ def merge_boxes(det: Detections, iou: float, agnostic: bool) -> Detections:
     """One box per tile: NMS (per class, or across classes when ``agnostic``), then the
     weaker of two boxes on one tile goes (see :meth:`Detections.without_cross_class_duplicates`)."""
     if agnostic:
-        return det.without_cross_class_duplicates(iou=min(iou, 0.7))
+        return det.without_cross_class_duplicates(iou=min(iou, 0.7)).without_enclosing_boxes()
     return det.with_nms(iou).without_cross_class_duplicates()
 
 

@@ -1,6 +1,6 @@
 """``hupai train``: build the finder and the namer (the ``train`` extra: torch, ultralytics).
 
-Finder (see vision/train.py): ``run`` one training stage from a YAML or weights
+Finder (see hupai/training/finder.py): ``run`` one training stage from a YAML or weights
 (``--single-cls`` for the class-agnostic finder), ``resume`` a stopped run, ``rebuild``
 trainable weights from one of hupai's own ONNX exports, ``export`` weights to ONNX +
 manifest. Namer (see hupai/training/namer.py): ``namer`` runs (or resumes) every stage,
@@ -69,6 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     namer.add_argument("--data", default="data/crops", help="where the crop sets go")
     namer.add_argument("--real", default="data/real", help="imported real photos")
     namer.add_argument("--synth-scenes", type=int, default=3000)
+    namer.add_argument("--synth-val-scenes", type=int, default=300)
     namer.add_argument("--epochs", type=int, default=4)
     namer.add_argument("--epoch-crops", type=int, default=48000)
     namer.add_argument("--size", type=int, default=64, help="input side, px")
@@ -103,6 +104,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--data", default="", help="what the model was trained on, for the manifest"
     )
     export.add_argument("--command", default="", help="training command, for the manifest")
+    export.add_argument(
+        "--fp16-weights", action="store_true", help="store weights as float16 (half the size)"
+    )
     export.set_defaults(handler=_export)
 
 
@@ -115,7 +119,7 @@ def _need_ultralytics() -> None:
 
 def _run(args: argparse.Namespace) -> int:
     _need_ultralytics()
-    from vision.train import Augment, TrainConfig, train, write_mix_yaml
+    from hupai.training.finder import Augment, TrainConfig, train, write_mix_yaml
 
     data = write_mix_yaml(args.train, args.val, Path(args.project) / f"{args.name}.data.yaml")
     config = TrainConfig(
@@ -140,7 +144,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _resume(args: argparse.Namespace) -> int:
     _need_ultralytics()
-    from vision.train import TrainConfig, train
+    from hupai.training.finder import TrainConfig, train
 
     config = TrainConfig(data="", name=args.name, project=args.project)
     try:
@@ -152,7 +156,7 @@ def _resume(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     _need_ultralytics()
-    from vision.train import export_onnx
+    from hupai.training.finder import export_onnx
 
     if not args.weights.is_file():
         raise UserError(f"{args.weights}: no such weights file")
@@ -163,6 +167,7 @@ def _export(args: argparse.Namespace) -> int:
         version=args.version,
         data=args.data,
         command=args.command,
+        fp16_weights=args.fp16_weights,
     )
     print(f"wrote {out} and {out.with_suffix('.json')}")
     return 0
@@ -170,7 +175,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _rebuild(args: argparse.Namespace) -> int:
     _need_ultralytics()
-    from vision.train import weights_from_onnx
+    from hupai.training.finder import weights_from_onnx
 
     if not args.onnx.is_file():
         raise UserError(f"{args.onnx}: no such ONNX file")
@@ -206,6 +211,7 @@ def _namer(args: argparse.Namespace) -> int:
         data=args.data,
         real=args.real,
         synth_scenes=args.synth_scenes,
+        synth_val_scenes=args.synth_val_scenes,
         epochs=args.epochs,
         epoch_crops=args.epoch_crops,
         size=args.size,

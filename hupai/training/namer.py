@@ -554,29 +554,38 @@ def run(cfg: NamerConfig) -> Path:
 # -- stage 4: export -------------------------------------------------------------------------
 
 
-def export(weights: Path, out: Path, *, version: str, data: str, command: str) -> Path:
-    """``best.pt`` → ``out`` (ONNX) + ``out.json`` (manifest)."""
+def export(
+    weights: Path, out: Path, *, version: str, data: str, command: str, fp16_weights: bool = True
+) -> Path:
+    """``best.pt`` → ``out`` (ONNX) + ``out.json`` (manifest); ``fp16_weights``: weights
+    stored as float16, computed in float32 (:mod:`hupai.training.compact`), half the size."""
     import torch
 
     ckpt = torch.load(weights, map_location="cpu", weights_only=False)
     size = int(ckpt["config"]["size"])
     model = build_model()
     model.load_state_dict(ckpt["model"])
-    model.eval()
-    if hasattr(model, "set_swish"):
-        model.set_swish(memory_efficient=False)
+    model.eval()  # (never set_swish: it would swap the Lite variant's ReLU6 for swish)
     out.parent.mkdir(parents=True, exist_ok=True)
     dummy = torch.zeros(1, 3, size, size)
+    full = out.with_name(out.stem + ".fp32.onnx")
     torch.onnx.export(
         model,
         (dummy,),
-        str(out),
+        str(full),
         input_names=["crops"],
         output_names=["logits"],
         dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
         opset_version=17,
         dynamo=False,
     )
+    if fp16_weights:
+        from hupai.training.compact import store_weights_fp16
+
+        store_weights_fp16(full, out)
+        full.unlink()
+    else:
+        full.replace(out)
     digest = hashlib.sha256(out.read_bytes()).hexdigest()
     manifest = {
         "name": out.stem,
@@ -598,6 +607,7 @@ def export(weights: Path, out: Path, *, version: str, data: str, command: str) -
             "mean": list(MEAN),
             "std": list(STD),
         },
+        "weights": "float16, computed in float32" if fp16_weights else "float32",
         "sha256": digest,
         "bytes": out.stat().st_size,
         "data": data,

@@ -90,3 +90,49 @@ def test_the_runtime_loads_the_exported_model(exported: Path) -> None:
     detector = Detector(exported)
     detections = detector.detect(np.full((120, 160, 3), 128, np.uint8))
     assert detections.xyxy.shape[1] == 4
+
+
+# -- the namer: every stage on a tiny real set and a few synthetic scenes --------------------
+
+
+@pytest.fixture(scope="module")
+def namer_exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("efficientnet_lite_pytorch")
+    root = tmp_path_factory.mktemp("namer")
+    fixture = Path(__file__).parents[1] / "datasets" / "fixtures" / "roboflow-mini"
+    real = root / "real"
+    assert main(["data", "import-roboflow", str(fixture), "--out", str(real)]) == 0
+    runs, crops = root / "runs", root / "crops"
+    args = ["train", "namer", "--name", "smoke", "--project", str(runs), "--data", str(crops)]
+    args += ["--real", str(real), "--synth-scenes", "3", "--synth-val-scenes", "2"]
+    args += ["--epochs", "1", "--epoch-crops", "64"]
+    assert main(args) == 0
+    assert main(args) == 0  # a rerun resumes: every stage is done, nothing is redone
+    best = runs / "smoke" / "weights" / "best.pt"
+    out = root / "namer.onnx"
+    assert main(["train", "namer-export", str(best), "--out", str(out)]) == 0
+    return out
+
+
+def test_the_exported_namer_names_crops_in_onnxruntime(namer_exported: Path) -> None:
+    from vision.namer import NAMER_CLASSES, Namer
+
+    namer = Namer(namer_exported)
+    names = namer.name(np.full((200, 300, 3), 128, np.uint8), np.array([[10, 10, 60, 80.0]]))
+    assert names.probs.shape == (1, len(NAMER_CLASSES))
+    assert np.isclose(names.probs.sum(), 1.0)
+
+
+def test_the_exported_namer_computes_what_torch_computes(namer_exported: Path) -> None:
+    import torch
+
+    from hupai.training.namer import build_model, predict
+    from vision.namer import Namer
+
+    best = namer_exported.parent / "runs" / "smoke" / "weights" / "best.pt"
+    model = build_model()
+    model.load_state_dict(torch.load(best, map_location="cpu", weights_only=False)["model"])
+    crops = np.random.default_rng(0).integers(0, 255, (4, 64, 64, 3), dtype=np.uint8)
+    expected = predict(model, crops)
+    got = Namer(namer_exported).name_crops(crops).probs
+    assert np.abs(expected - got).max() < 2e-3  # float16-stored weights

@@ -163,8 +163,10 @@ def export_onnx(
     version: str = "dev",
     data: str = "",
     command: str = "",
+    fp16_weights: bool = False,
 ) -> Path:
-    """Export weights to a fixed-size ONNX file plus its manifest ``<out>.json``.
+    """Export weights to a fixed-size ONNX file plus its manifest ``<out>.json``
+    (``fp16_weights``: weights stored as float16, computed in float32 — half the size).
 
     Input ``images`` float32 [1,3,imgsz,imgsz] (RGB, /255, letterboxed with grey 114);
     output ``output0`` [1, 4+classes, anchors] (cx, cy, w, h in input pixels, then class
@@ -184,7 +186,11 @@ def export_onnx(
         format="onnx", imgsz=imgsz, opset=ONNX_OPSET, simplify=True, dynamic=False
     )
     out.parent.mkdir(parents=True, exist_ok=True)
-    if Path(exported).resolve() != out.resolve():  # ultralytics writes beside the weights
+    if fp16_weights:
+        from hupai.training.compact import store_weights_fp16
+
+        store_weights_fp16(Path(exported), out)
+    elif Path(exported).resolve() != out.resolve():  # ultralytics writes beside the weights
         shutil.copyfile(exported, out)
     anchors = sum((imgsz // stride) ** 2 for stride in (8, 16, 32))
     manifest = {
@@ -209,6 +215,7 @@ def export_onnx(
             "box_format": "cxcywh",
         },
         "opset": ONNX_OPSET,
+        "weights": "float16, computed in float32" if fp16_weights else "float32",
         "sha256": hashlib.sha256(out.read_bytes()).hexdigest(),
         "bytes": out.stat().st_size,
         "data": data,
