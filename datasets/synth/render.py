@@ -28,7 +28,7 @@ Rng = np.random.Generator
 #: Bump when the rendering changes what a seed produces (recorded in each dataset's synth.json).
 #: 1: first release (synth-v1); 2: discards and walls, ink palette swaps, more overhead views,
 #: mostly white faces, corner indices, some images squeezed to a square, block scenes,
-#: leaning standing hands behind a rack; 3: close-ups (tiles 120 px to 70 % of the short
+#: leaning standing hands behind a rack; 3: close-ups (tiles 19 % to 70 % of the short
 #: side) and far views (tiles 11-22 px) for the class-agnostic finder.
 RENDER_VERSION = 3
 #: Share of non-square images squeezed to a square afterwards, like the real set's photos.
@@ -273,9 +273,8 @@ class Renderer:
         if opts.tile_px:
             tile_px = float(rng.uniform(*opts.tile_px))
         elif scale_draw < 0.12:  # close up: a few tiles fill much of the frame
-            tile_px = float(
-                math.exp(rng.uniform(math.log(120), math.log(min(width, height) * 0.7)))
-            )
+            short = min(width, height)  # 120-450 px at 640
+            tile_px = float(math.exp(rng.uniform(math.log(0.19 * short), math.log(0.7 * short))))
         elif scale_draw < 0.2:  # far: many small tiles
             tile_px = float(rng.uniform(11, 22))
         elif scale_draw < 0.65:  # the whole layout in the picture, filling much of it

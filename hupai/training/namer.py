@@ -280,7 +280,7 @@ def train_epochs(
     import torch
 
     torch.manual_seed(cfg.seed)
-    steps_per_epoch = epoch_crops // cfg.batch
+    steps_per_epoch = max(1, epoch_crops // cfg.batch)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     sched = torch.optim.lr_scheduler.OneCycleLR(
         opt, max_lr=cfg.lr, total_steps=epochs * steps_per_epoch, pct_start=0.15
