@@ -79,14 +79,15 @@ class CropSet:
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(
-            tmp,
-            images=self.images,
-            labels=self.labels,
-            groups=self.groups,
-            sources=np.asarray(self.sources, dtype=str),
-            **({} if self.sides is None else {"sides": self.sides}),
-        )
+        arrays: dict[str, NDArray[Any]] = {
+            "images": self.images,
+            "labels": self.labels,
+            "groups": self.groups,
+            "sources": np.asarray(self.sources, dtype=str),
+        }
+        if self.sides is not None:
+            arrays["sides"] = self.sides
+        np.savez(tmp, **arrays)  # type: ignore[arg-type]
         tmp.replace(path)
 
     @staticmethod

@@ -22,6 +22,7 @@ def timed_protocol(head_timeout: float, body_timeout: float) -> type[H11Protocol
 
     class TimedH11Protocol(H11Protocol):
         _deadline: asyncio.TimerHandle | None = None
+        _phase: str | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)

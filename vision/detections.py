@@ -142,7 +142,8 @@ class Detections:
         held = (inter / area[None, :] >= inside) & (area[None, :] <= smaller * area[:, None])
         held &= self.confidence[None, :] >= support * self.confidence[:, None]
         np.fill_diagonal(held, False)
-        return self[~held.any(axis=1)]
+        keep = np.asarray(~held.any(axis=1), dtype=np.bool_)
+        return self[keep]
 
     def sorted_by(self, key: FloatArray) -> Detections:
         return self[np.argsort(key, kind="stable")]

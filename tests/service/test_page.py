@@ -54,6 +54,11 @@ def page(page_url: str, tmp_path: Path) -> Iterator[Any]:
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
+        # the page runs under its real Content-Security-Policy: a violation is an error
+        page.on(
+            "console",
+            lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None,
+        )
         page.goto(page_url + "/")
         page.wait_for_selector("body[data-ready='1']")
         yield page
@@ -86,9 +91,8 @@ def test_upload_fix_a_tile_and_see_the_score_change(page: Any, tmp_path: Path) -
     # The pung was read as 7p; it is 7m: tap it, pick 7m.
     page.locator("#melds .meld .chip").first.click()
     page.locator("#picker-grid .chip[data-tile='7m']").click()
-    page.wait_for_function(
-        "document.querySelector(\".seat[data-seat='1'] .delta\").textContent === '+30'"
-    )
+    # (expect, not wait_for_function: that evaluates a string, which the page's CSP forbids)
+    sync_api.expect(page.locator(".seat[data-seat='1'] .delta")).to_have_text("+30")
     assert deltas(page) == ["-10", "+30", "-10", "-10"]
     assert "Pure" in page.locator("#patterns").inner_text()
 
@@ -96,9 +100,7 @@ def test_upload_fix_a_tile_and_see_the_score_change(page: Any, tmp_path: Path) -
 def test_a_change_of_context_rescores_without_the_photo(page: Any, tmp_path: Path) -> None:
     upload_for_seat_1(page, tmp_path)
     page.select_option("#winner", "0")  # the dealer won instead: no photo sent again
-    page.wait_for_function(
-        "document.querySelector(\".seat[data-seat='0'] .delta\").textContent === '+3'"
-    )
+    sync_api.expect(page.locator(".seat[data-seat='0'] .delta")).to_have_text("+3")
     assert deltas(page) == ["+3", "-1", "-1", "-1"]
 
 
