@@ -90,6 +90,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     namer_export.add_argument("--command", default="", help="training command")
     namer_export.set_defaults(handler=_namer_export)
 
+    pair = stages.add_parser(
+        "pair", help="name the shipped finder and namer in models/reader.json (with versions)"
+    )
+    pair.add_argument("--finder", type=Path, required=True, help="ONNX finder in models/")
+    pair.add_argument("--namer", type=Path, required=True, help="ONNX namer in models/")
+    pair.add_argument("--version", required=True, help="the pair's version")
+    pair.add_argument("--out", type=Path, default=Path("models/reader.json"))
+    pair.set_defaults(handler=_pair)
+
     resume = stages.add_parser("resume", help="resume a stopped run from its last epoch")
     resume.add_argument("--name", required=True)
     resume.add_argument("--project", default="runs")
@@ -236,4 +245,29 @@ def _namer_export(args: argparse.Namespace) -> int:
         raise UserError(f"{args.weights}: no such weights file")
     out = export(args.weights, args.out, version=args.version, data=args.data, command=args.command)
     print(f"wrote {out} and {out.with_suffix('.json')}")
+    return 0
+
+
+def _pair(args: argparse.Namespace) -> int:
+    import hashlib
+    import json
+
+    entries = {}
+    for role, path in (("finder", args.finder), ("namer", args.namer)):
+        manifest = path.with_suffix(".json")
+        if not path.is_file() or not manifest.is_file():
+            raise UserError(f"--{role} {path}: needs the ONNX file and its .json manifest")
+        if path.resolve().parent != args.out.resolve().parent:
+            raise UserError(f"--{role} {path}: must sit beside {args.out}")
+        meta = json.loads(manifest.read_text())
+        entries[role] = {
+            "file": path.name,
+            "name": meta.get("name"),
+            "version": meta.get("version"),
+            "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+            "bytes": path.stat().st_size,
+        }
+    pair = {"name": "hupai-reader", "version": args.version, **entries}
+    args.out.write_text(json.dumps(pair, indent=2) + "\n")
+    print(f"wrote {args.out}")
     return 0

@@ -174,18 +174,14 @@ def test_real_photo_labels_read_as_one_hand_row() -> None:
 
 
 @pytest.mark.parametrize("name", ["row14a", "row14b"])
-def test_real_photo_with_the_shipped_model(name: str) -> None:
-    """With the shipped model, the committed real photos read most of their tiles (the model
-    card's tile recall on the real test split is 0.81; a drop below 70% here is a regression)."""
-    from vision.detector import REPO_MODELS, Detector
-    from vision.reading import read_photo
+def test_real_photo_with_the_shipped_models(name: str) -> None:
+    """The shipped finder and namer read every tile of the committed real photos (with the
+    detector alone, 12 and 11 of 14)."""
+    from vision.reading import default_namer, read_photo
 
-    model = REPO_MODELS / "hupai-tiles-v1.onnx"
-    if not model.is_file():
-        pytest.skip("no shipped model yet")
+    if default_namer() is None:
+        pytest.skip("no shipped namer")
     fixtures = Path(__file__).parent / "fixtures" / "real"
-    r = read_photo(fixtures / f"{name}.jpg", detector=Detector(model, threads=2))
+    r = read_photo(fixtures / f"{name}.jpg")
     truth = sorted(np.loadtxt(fixtures / f"{name}.txt", ndmin=2)[:, 0].astype(int).tolist())
-    seen = sorted(r.detections.class_id.tolist())
-    common = sum(min(truth.count(c), seen.count(c)) for c in set(truth))
-    assert common >= 0.7 * len(truth)
+    assert sorted(r.detections.class_id.tolist()) == truth
