@@ -26,7 +26,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from datasets.crops import CropSet  # noqa: E402
-from hupai.training.namer import accuracy_report, art_set_of, centre_inputs  # noqa: E402
+from hupai.training.namer import (  # noqa: E402
+    accuracy_report,
+    art_set_of,
+    big_enough,
+    centre_inputs,
+)
 from vision.namer import Namer  # noqa: E402
 
 
@@ -48,6 +53,9 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=ROOT / "data" / "crops")
     parser.add_argument("--n", type=int, default=512, help="crops timed")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument(
+        "--min-side", type=float, default=20.0, help="leave out synthetic tiles smaller than this"
+    )
     args = parser.parse_args()
 
     namer = Namer(args.namer, threads=args.threads)
@@ -69,10 +77,13 @@ def main() -> int:
         f"{report['reject_recall']}"
     )
     for path in sorted(args.data.glob("synth-val-*.npz")):
-        crops = CropSet.load(path)
+        crops = big_enough(CropSet.load(path), args.min_side)
         probs = namer.name_crops(centre_inputs(crops.images, size)).probs
         sets = np.array([art_set_of(s) for s in crops.sources])[crops.groups]
-        print(f"synthetic val {path.name}: per art set (crops, accuracy, flowers)")
+        print(
+            f"synthetic val {path.name}, tiles of {args.min_side:g} px and more: per art set "
+            "(crops, accuracy, flowers)"
+        )
         for art in sorted(set(sets.tolist())):
             sel = sets == art
             r = accuracy_report(probs[sel], crops.labels[sel])
