@@ -172,7 +172,9 @@ def export_onnx(
     output ``output0`` [1, 4+classes, anchors] (cx, cy, w, h in input pixels, then class
     scores) that needs NMS.
     """
-    prepare_offline_env(weights.resolve().parents[2])
+    parents = weights.resolve().parents
+    # runs/<name>/weights/best.pt keeps its settings in runs/; a file elsewhere, beside it
+    prepare_offline_env(parents[2] if len(parents) > 2 else parents[0])
     from ultralytics import YOLO  # type: ignore[attr-defined,unused-ignore]
 
     model = YOLO(str(weights))
