@@ -189,8 +189,7 @@ def crops_from_yolo(
     from datasets.labels import load_yolo_labels
 
     rng = np.random.default_rng(seed)
-    images, labels, groups, sides = [], [], [], []
-    sources: list[str] = []
+    collected = _Collector()
     for image_path, label_path in yolo_pairs(images_dir, labels_dir):
         boxes = load_yolo_labels(label_path) if label_path.is_file() else []
         if not boxes:
@@ -202,21 +201,37 @@ def crops_from_yolo(
         h, w = image.shape[:2]
         xyxy = np.array([b.xyxy for b in boxes], np.float64) * [w, h, w, h]
         classes = np.array([b.cls for b in boxes], np.int64)
-        crops, y, side = photo_crops(image, xyxy, classes, rng if negatives else None)
-        images.append(crops)
-        labels.append(y)
-        sides.append(side)
-        groups.append(np.full(len(y), len(sources), np.int32))
-        sources.append(image_path.name)
-    if not images:
-        return CropSet.concat([])
-    return CropSet(
-        np.concatenate(images),
-        np.concatenate(labels),
-        np.concatenate(groups),
-        sources,
-        np.concatenate(sides),
-    )
+        collected.add(
+            *photo_crops(image, xyxy, classes, rng if negatives else None), image_path.name
+        )
+    return collected.crop_set()
+
+
+class _Collector:
+    """Crops of one photo after another → one :class:`CropSet`."""
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[Any, ...]] = []
+        self.sources: list[str] = []
+
+    def add(
+        self,
+        crops: NDArray[np.uint8],
+        labels: NDArray[np.int16],
+        sides: NDArray[np.float32],
+        source: str,
+    ) -> None:
+        group = np.full(len(labels), len(self.sources), np.int32)
+        self.parts.append((crops, labels, group, sides))
+        self.sources.append(source)
+
+    def crop_set(self) -> CropSet:
+        if not self.parts:
+            return CropSet.concat([])
+        images, labels, groups, sides = (
+            np.concatenate(col) for col in zip(*self.parts, strict=True)
+        )
+        return CropSet(images, labels, groups, self.sources, sides)
 
 
 # -- synthetic scenes ------------------------------------------------------------------------
@@ -287,24 +302,13 @@ def crops_from_synth(
     cache = build_cache()
     tasks = [(seed, i, size) for i in range(n_scenes)]
     init_args = (str(cache), tuple(sets) if sets is not None else None)
-    images, labels, groups, sides = [], [], [], []
-    sources: list[str] = []
+    collected = _Collector()
     began = time.perf_counter()
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(workers, initializer=_init_renderer, initargs=init_args) as pool:
         for k, (crops, y, side, name) in enumerate(pool.imap(scene_crops, tasks, chunksize=4)):
-            images.append(crops)
-            labels.append(y)
-            sides.append(side)
-            groups.append(np.full(len(y), len(sources), np.int32))
-            sources.append(name)
+            collected.add(crops, y, side, name)
             if progress and (k + 1) % 200 == 0:
                 rate = (k + 1) / (time.perf_counter() - began)
                 print(f"  synth crops: {k + 1}/{n_scenes} scenes, {rate:.1f}/s", file=sys.stderr)
-    return CropSet(
-        np.concatenate(images),
-        np.concatenate(labels),
-        np.concatenate(groups),
-        sources,
-        np.concatenate(sides),
-    )
+    return collected.crop_set()

@@ -111,6 +111,28 @@ def check_classes(manifest: ModelManifest, source: str) -> None:
         )
 
 
+def open_session(
+    path: Path, threads: int | None, error: type[ValueError]
+) -> tuple[Any, int | None]:
+    """An onnxruntime CPU session for ``path`` with ``threads`` (else ``$HUPAI_THREADS``,
+    else every core), telemetry off; a file it cannot load raises ``error`` naming it."""
+    import onnxruntime as ort
+
+    ort.disable_telemetry_events()  # no usage events, no telemetry files
+    options = ort.SessionOptions()
+    if threads is None and os.environ.get(THREADS_ENV):
+        threads = int(os.environ[THREADS_ENV])
+    if threads:
+        options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own untyped errors
+        raise error(f"{path}: onnxruntime cannot load it ({exc})") from None
+    return session, threads
+
+
 def find_model(model: str | Path | None = None) -> Path:
     """The model file to use: the argument, ``$HUPAI_MODEL``, the shipped model, or the
     provisional development model, in that order."""
@@ -301,25 +323,9 @@ class Detector:
     ) -> None:
         """Load ``model`` (see :func:`find_model`). ``manifest`` replaces the one beside the
         model and skips the class-list check (benchmarks run other models this way)."""
-        import onnxruntime as ort
-
         self.path = find_model(model)
-        ort.disable_telemetry_events()  # no usage events, no telemetry files
-        options = ort.SessionOptions()
-        if threads is None and os.environ.get(THREADS_ENV):
-            threads = int(os.environ[THREADS_ENV])
-        if threads:
-            options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        try:
-            self.session = ort.InferenceSession(
-                str(self.path), options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise ModelError(f"{self.path}: onnxruntime cannot load it ({exc})") from None
+        self.session, self.threads = open_session(self.path, threads, ModelError)
         self.manifest = manifest or load_manifest(self.path, self.session)
-        self.threads = threads
         self.conf = conf
         self.iou = iou
         self.input_size = self.manifest.input_size

@@ -213,7 +213,8 @@ def softmax(logits: NDArray[np.float32]) -> NDArray[np.float64]:
 
 @dataclass(frozen=True)
 class Names:
-    """The namer's verdict on ``n`` boxes: ``probs`` (n, classes) and its top-k view."""
+    """The namer's verdict on ``n`` boxes: ``probs`` (n, classes); the reader keeps each
+    box's :data:`TOP_K` names (:func:`vision.decoding.alternatives`)."""
 
     probs: NDArray[np.float64]
 
@@ -221,26 +222,8 @@ class Names:
         return len(self.probs)
 
     @property
-    def top_class(self) -> NDArray[np.int64]:
-        """(n, TOP_K) class ids, most probable first."""
-        k = min(TOP_K, self.probs.shape[1]) if len(self) else TOP_K
-        return np.asarray(np.argsort(-self.probs, axis=1, kind="stable")[:, :k], np.int64)
-
-    @property
-    def top_prob(self) -> NDArray[np.float64]:
-        return np.take_along_axis(self.probs, self.top_class, axis=1)
-
-    @property
     def best(self) -> NDArray[np.int64]:
         return np.asarray(self.probs.argmax(axis=1), np.int64)
-
-    @property
-    def is_tile(self) -> NDArray[np.bool_]:
-        """Boxes the namer takes for a tile (its best name is not ``reject``)."""
-        return np.asarray(self.best != REJECT, np.bool_)
-
-    def __getitem__(self, index: Any) -> Names:
-        return Names(self.probs[index])
 
     @staticmethod
     def empty() -> Names:
@@ -251,7 +234,7 @@ class Namer:
     """One onnxruntime session; load once per process, call :meth:`name` many times."""
 
     def __init__(self, model: str | Path | None = None, *, threads: int | None = None) -> None:
-        import onnxruntime as ort
+        from vision.detector import open_session
 
         self.path = find_namer(model)
         manifest_path = self.path.with_suffix(".json")
@@ -262,20 +245,7 @@ class Namer:
         if not isinstance(data, dict):
             raise NamerError(f"{manifest_path}: not a hupai namer manifest (not a JSON object)")
         self.manifest = NamerManifest.from_dict(data, str(manifest_path))
-        ort.disable_telemetry_events()  # no usage events, no telemetry files
-        options = ort.SessionOptions()
-        if threads is None and os.environ.get("HUPAI_THREADS"):
-            threads = int(os.environ["HUPAI_THREADS"])
-        if threads:
-            options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        try:
-            self.session = ort.InferenceSession(
-                str(self.path), options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:  # onnxruntime raises its own untyped errors
-            raise NamerError(f"{self.path}: onnxruntime cannot load it ({exc})") from None
+        self.session, self.threads = open_session(self.path, threads, NamerError)
         self.output_name = self.session.get_outputs()[0].name
 
     @property

@@ -110,7 +110,21 @@ def test_cli_read_json_and_annotate(tmp_path: Path, capsys: pytest.CaptureFixtur
 
     model, photo = _hand_model(tmp_path)
     out = tmp_path / "annotated.png"
-    assert main(["read", str(photo), "--json", "--model", str(model), "--annotate", str(out)]) == 0
+    assert (
+        main(
+            [
+                "read",
+                str(photo),
+                "--json",
+                "--model",
+                str(model),
+                "--no-namer",
+                "--annotate",
+                str(out),
+            ]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert data["hand"] == "123m456p789s11222z" and data["win_tile"] == "2z"
     assert data["win_tile_set_apart"] is True and data["warnings"] == []
@@ -122,11 +136,14 @@ def test_cli_read_text_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[
     from hupai.cli import main
 
     model, photo = _hand_model(tmp_path)
-    assert main(["read", str(photo), "--model", str(model)]) == 0
+    assert main(["read", str(photo), "--model", str(model), "--no-namer"]) == 0
     assert "123m456p789s11222z" in capsys.readouterr().out
-    assert main(["read", str(tmp_path / "missing.jpg"), "--model", str(model)]) == 2
+    assert main(["read", str(tmp_path / "missing.jpg"), "--model", str(model), "--no-namer"]) == 2
     assert "no such file" in capsys.readouterr().err
-    assert main(["read", str(photo), "--model", str(model), "--annotate", str(photo)]) == 2
+    assert (
+        main(["read", str(photo), "--model", str(model), "--no-namer", "--annotate", str(photo)])
+        == 2
+    )
     assert "would overwrite an input photo" in capsys.readouterr().err
 
 
@@ -134,7 +151,7 @@ def test_cli_score_photo_needs_a_city(tmp_path: Path, capsys: pytest.CaptureFixt
     from hupai.cli import main
 
     model, photo = _hand_model(tmp_path)
-    assert main(["score", "--photo", str(photo), "--model", str(model)]) == 2
+    assert main(["score", "--photo", str(photo), "--model", str(model), "--no-namer"]) == 2
     assert "--photo needs --city" in capsys.readouterr().err
 
 
@@ -153,7 +170,16 @@ def test_cli_score_photo_builds_the_request(
         raise scoring.ScoringInputError("city", "stop here")
 
     monkeypatch.setattr(scoring, "score", fake_score)
-    args = ["score", "--photo", str(photo), "--model", str(model), "--city", "nanning"]
+    args = [
+        "score",
+        "--photo",
+        str(photo),
+        "--model",
+        str(model),
+        "--no-namer",
+        "--city",
+        "nanning",
+    ]
     assert main([*args, "--winner", "0", "--win", "self_draw"]) == 2
     assert seen == {
         "city": "nanning",
