@@ -68,6 +68,8 @@ class ModelManifest:
     scale: float = 1 / 255
     rgb: bool = True
     output_name: str | None = None
+    #: the score down to which boxes go to a namer (a finder's own, measured on val)
+    finder_conf: float | None = None
 
     @staticmethod
     def from_dict(data: dict[str, Any], source: str) -> ModelManifest:
@@ -85,6 +87,7 @@ class ModelManifest:
                 scale=float(pre.get("scale", 1 / 255)),
                 rgb=str(pre.get("channel_order", "RGB")).upper() == "RGB",
                 output_name=data.get("output", {}).get("name"),
+                finder_conf=float(data["finder_conf"]) if "finder_conf" in data else None,
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise ModelError(

@@ -44,7 +44,8 @@ LOW_CONFIDENCE = 0.5
 #: Tiles smaller than this in the photo (px, shorter box side) are worth a closer shot.
 SMALL_TILE_PX = 24.0
 #: With a namer the detector only finds: it keeps boxes down to this score (the namer
-#: drops what is not a tile), so a tile the detector was unsure of is still read.
+#: drops what is not a tile), so a tile the detector was unsure of is still read. A finder's
+#: manifest may give its own (``finder_conf``).
 FINDER_CONF = 0.1
 #: A box is not a tile when the namer gives "reject" at least this probability.
 REJECT_ABOVE = 0.5
@@ -334,7 +335,8 @@ def detect_photo(
     h, w = image.shape[:2]
     model_side = max(detector.input_size)
     identity = np.array([[1.0, 0, 0], [0, 1.0, 0]])
-    look: dict[str, Any] = {"agnostic": True, "conf": FINDER_CONF} if finder else {}
+    conf = getattr(detector.manifest, "finder_conf", None) or FINDER_CONF
+    look: dict[str, Any] = {"agnostic": True, "conf": conf} if finder else {}
     det = detector.detect(image, **look)
     passes = ["full"]
     if len(det) == 0 and max(h, w) > 1.5 * model_side and not featureless(image):

@@ -116,6 +116,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     export.add_argument(
         "--fp16-weights", action="store_true", help="store weights as float16 (half the size)"
     )
+    export.add_argument(
+        "--finder-conf", type=float, default=0.25, help="a finder's score cut (choose it on val)"
+    )
     export.set_defaults(handler=_export)
 
 
@@ -177,6 +180,7 @@ def _export(args: argparse.Namespace) -> int:
         data=args.data,
         command=args.command,
         fp16_weights=args.fp16_weights,
+        finder_conf=args.finder_conf,
     )
     print(f"wrote {out} and {out.with_suffix('.json')}")
     return 0

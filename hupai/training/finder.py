@@ -164,6 +164,7 @@ def export_onnx(
     data: str = "",
     command: str = "",
     fp16_weights: bool = False,
+    finder_conf: float = 0.25,
 ) -> Path:
     """Export weights to a fixed-size ONNX file plus its manifest ``<out>.json``
     (``fp16_weights``: weights stored as float16, computed in float32 — half the size).
@@ -216,6 +217,7 @@ def export_onnx(
             "shape": [1, 4 + len(class_names), anchors],
             "box_format": "cxcywh",
         },
+        **({"finder_conf": finder_conf} if finder else {}),
         "opset": ONNX_OPSET,
         "weights": "float16, computed in float32" if fp16_weights else "float32",
         "sha256": hashlib.sha256(out.read_bytes()).hexdigest(),
