@@ -635,6 +635,8 @@ function showError(err) {
     box.append(hint);
   }
   box.hidden = false;
+  // the error may be below the fold on a phone (after a photo was read): bring it into view
+  if (typeof box.scrollIntoView === "function") box.scrollIntoView({ block: "center" });
 }
 
 async function api(path, init) {
@@ -806,6 +808,9 @@ function renderScore(result) {
   }
   const items = $("items");
   items.replaceChildren();
+  // no payments (not a winning hand, below the minimum): no empty "Settlement" heading
+  $("items-title").hidden = result.items.length === 0;
+  items.hidden = result.items.length === 0;
   for (const item of result.items) {
     const li = document.createElement("li");
     const amount = document.createElement("span");

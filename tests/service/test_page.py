@@ -4,6 +4,7 @@ see the score change."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -156,3 +157,12 @@ def test_the_set_apart_tile_follows_the_city(page: Any) -> None:
     page.select_option("#city", "nanning")  # Nanning flips fishing tiles, not an indicator
     assert page.locator("#indicator-row").is_hidden()
     assert page.locator("#fishing .chip:not(.add)").get_attribute("data-tile") == "3s"
+
+
+def test_a_hand_that_does_not_win_shows_no_empty_settlement(page: Any, tmp_path: Path) -> None:
+    upload_for_seat_1(page, tmp_path)
+    page.locator("#hand .chip:not(.add)").first.click()
+    page.locator("#picker-grid .chip[data-tile='9s']").click()  # no longer a winning hand
+    sync_api.expect(page.locator("#verdict")).to_have_class(re.compile("invalid"))
+    assert page.locator("#items-title").is_hidden() and page.locator("#items").is_hidden()
+
