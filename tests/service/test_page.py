@@ -165,4 +165,3 @@ def test_a_hand_that_does_not_win_shows_no_empty_settlement(page: Any, tmp_path:
     page.locator("#picker-grid .chip[data-tile='9s']").click()  # no longer a winning hand
     sync_api.expect(page.locator("#verdict")).to_have_class(re.compile("invalid"))
     assert page.locator("#items-title").is_hidden() and page.locator("#items").is_hidden()
-
