@@ -568,10 +568,8 @@ def build_reading(
     quads = (
         _corners(det.xyxy) @ to_image[:, :2].T + to_image[:, 2] if len(det) else np.zeros((0, 4, 2))
     )
-    photo_xyxy = (
-        np.concatenate([quads.min(1), quads.max(1)], axis=1) if len(det) else np.zeros((0, 4))
-    )
-    photo_det = Detections(photo_xyxy, det.confidence, det.class_id).clipped(w, h)
+    photo_det = Detections(photo_boxes(det.xyxy, to_image), det.confidence, det.class_id)
+    photo_det = photo_det.clipped(w, h)
     layout = analyse(det, angle)
     warnings: list[ReadingWarning] = []
     if len(det) == 0:
