@@ -84,7 +84,7 @@ def in_process(
     from service.settings import Settings
 
     settings = Settings(_env_file=None, **({"model": model} if model else {}))  # type: ignore[arg-type]
-    reader = load_reader(settings.model_file(), threads)
+    reader = load_reader(settings.model_file(), threads, settings.namer_file())
     latencies = []
 
     def once(data: bytes) -> float:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,14 +26,16 @@ UNCERTAIN_BELOW = 0.9
 #: At most this many tiles change in one suggestion, among at most this many uncertain ones.
 MAX_CHANGES = 3
 MAX_UNCERTAIN = 8
-#: Readings tried at most (most probable first).
+#: Readings tried at most (most probable first), and the time the search may take: a
+#: suggestion is a courtesy, it must not slow every photo that is not a winning hand.
 MAX_TRIES = 300
+BUDGET_SECONDS = 0.1
 
 Names = Sequence[Sequence[tuple[str, float]]]
 
 
 def suggest_changes(
-    names: Names, wins: Callable[[list[str]], bool]
+    names: Names, wins: Callable[[list[str]], bool], budget: float = BUDGET_SECONDS
 ) -> tuple[list[tuple[int, str, float]], float] | None:
     """The most probable set of changes (tile index, new name, its probability) that makes
     ``wins(reading)`` true, with the reading's probability relative to the first choice's;
@@ -56,8 +59,9 @@ def suggest_changes(
             if len(set(tiles)) < k:
                 continue
             heapq.heappush(heap, (sum(options[c][0] for c in combo), combo))
+    deadline = time.perf_counter() + budget
     for _ in range(MAX_TRIES):
-        if not heap:
+        if not heap or time.perf_counter() > deadline:
             break
         cost, combo = heapq.heappop(heap)
         reading = list(chosen)
