@@ -275,7 +275,7 @@ def run_crops(
     from collections import Counter
 
     from vision.detector import ImageError, load_image
-    from vision.namer import REJECT, Namer
+    from vision.namer import REJECT, Namer, crop_box
 
     labels = folder / "labels.csv"
     if not labels.is_file():
@@ -289,6 +289,7 @@ def run_crops(
             if cls is None or not row.get("image"):
                 raise DatasetError(f"{labels}:{k}: '{row.get('tile')}' is not a tile name")
             rows.append((images_dir / str(row["image"]), cls))
+    size, margin = the_namer.manifest.input_size, the_namer.manifest.margin
     crops, truth = [], []
     for path, cls in rows:
         try:
@@ -296,11 +297,7 @@ def run_crops(
         except ImageError as exc:
             raise DatasetError(str(exc)) from None
         h, w = image.shape[:2]
-        box = np.array([[0.0, 0.0, w, h]])
-        m = the_namer.manifest
-        from vision.namer import crop_tiles
-
-        crops.append(crop_tiles(image, box, m.input_size, m.margin)[0])
+        crops.append(crop_box(image, np.array([0.0, 0.0, w, h]), size, margin))
         truth.append(cls)
     began = time.perf_counter()
     names = the_namer.name_crops(np.stack(crops)) if crops else None

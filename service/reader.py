@@ -72,8 +72,8 @@ class ModelMissingError(RuntimeError):
 
 def check_model(model: Path, namer: Path | None = None) -> None:
     """Fail early, in one line, when a model or its manifest is missing or unreadable."""
-    from vision.detector import ModelError, load_manifest
-    from vision.namer import NamerError, NamerManifest
+    from vision.detector import FINDER_CLASSES, ModelError, load_manifest
+    from vision.namer import NamerError, load_namer_manifest
 
     if not model.is_file():
         raise ModelMissingError(
@@ -83,7 +83,7 @@ def check_model(model: Path, namer: Path | None = None) -> None:
     finder = False
     if model.with_suffix(".json").is_file():
         try:
-            finder = load_manifest(model).class_names == ("tile",)
+            finder = load_manifest(model).class_names == FINDER_CLASSES
         except ModelError as exc:
             raise ModelMissingError(str(exc)) from None
     if namer is None:
@@ -98,13 +98,9 @@ def check_model(model: Path, namer: Path | None = None) -> None:
             "HUPAI_NAMER (or `hupai serve --namer`) at an ONNX namer with its .json manifest"
         )
     try:
-        import json
-
-        NamerManifest.from_dict(
-            json.loads(namer.with_suffix(".json").read_text(encoding="utf-8")), str(namer)
-        )
-    except (OSError, ValueError, NamerError) as exc:
-        raise ModelMissingError(f"namer {namer}: {exc}") from None
+        load_namer_manifest(namer)
+    except NamerError as exc:
+        raise ModelMissingError(str(exc)) from None
 
 
 def load_reader(model: Path, threads: int | None = None, namer: Path | None = None) -> ModelReader:

@@ -470,7 +470,7 @@ def reading_of(entry: dict[str, Any], rel: str) -> Reading:
     if "alternatives" in frame:
         alt = np.asarray(frame["alternatives"], np.int64).reshape(len(det), -1)
         alt_p = np.asarray(frame["alternative_probs"], np.float64).reshape(len(det), -1)
-        names = NamedTiles(det, alt, alt_p, det.confidence)
+        names = NamedTiles(det, alt, alt_p)
     reading = build_reading(
         det,
         np.asarray(entry["to_image"], dtype=np.float64),

@@ -91,6 +91,18 @@ class NamerManifest:
         return manifest
 
 
+def load_namer_manifest(path: Path) -> NamerManifest:
+    """The manifest beside a namer (``x.onnx`` → ``x.json``); NamerError naming it."""
+    manifest_path = path.with_suffix(".json")
+    try:
+        data = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise NamerError(f"{manifest_path}: cannot read the namer's manifest ({exc})") from None
+    if not isinstance(data, dict):
+        raise NamerError(f"{manifest_path}: not a hupai namer manifest (not a JSON object)")
+    return NamerManifest.from_dict(data, str(manifest_path))
+
+
 def _triple(v: Any) -> tuple[float, float, float]:
     a, b, c = (float(x) for x in v)
     return (a, b, c)
@@ -237,14 +249,7 @@ class Namer:
         from vision.detector import open_session
 
         self.path = find_namer(model)
-        manifest_path = self.path.with_suffix(".json")
-        try:
-            data = json.loads(manifest_path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise NamerError(f"{manifest_path}: cannot read the namer's manifest ({exc})") from None
-        if not isinstance(data, dict):
-            raise NamerError(f"{manifest_path}: not a hupai namer manifest (not a JSON object)")
-        self.manifest = NamerManifest.from_dict(data, str(manifest_path))
+        self.manifest = load_namer_manifest(self.path)
         self.session, self.threads = open_session(self.path, threads, NamerError)
         self.output_name = self.session.get_outputs()[0].name
 

@@ -339,13 +339,14 @@ def detect_photo(
     look: dict[str, Any] = {"agnostic": True, "conf": conf} if finder else {}
     det = detector.detect(image, **look)
     passes = ["full"]
-    if len(det) == 0 and max(h, w) > 1.5 * model_side and not featureless(image):
-        # tiles too small for the full pass: look in windows, at most MAX_WINDOWS of them
+    blank = cache(lambda: featureless(image))  # asked at most once, only when it matters
+    if len(det) == 0 and max(h, w) > 1.5 * model_side and not blank():
+        # tiles too small for the full pass: look in windows, at most WINDOWS_PER_SIDE a side
         window = max(2 * model_side, math.ceil(max(h, w) / WINDOWS_PER_SIDE))
         det = detector.detect_tiled(image, window=window, **look)
         passes.append("tiled")
     first_scale = model_side / max(h, w)
-    if finder and _large_tiles(det, first_scale) and not featureless(image):
+    if finder and _large_tiles(det, first_scale) and not blank():
         # tiles too large for the model (a close-up): look again at the photo shrunk into
         # a canvas twice its size, and keep the boxes of both looks, one per tile
         shift = np.array([[1.0, 0, w / 2], [0, 1.0, h / 2]])
@@ -482,7 +483,7 @@ def rebuild(reading: Reading, class_id: NDArray[np.int64]) -> Reading:
     det = Detections(frame["xyxy"], reading.detections.confidence, class_id)
     names = None
     if reading.alternatives is not None and reading.alternative_probs is not None:
-        names = NamedTiles(det, reading.alternatives, reading.alternative_probs, det.confidence)
+        names = NamedTiles(det, reading.alternatives, reading.alternative_probs)
     again = build_reading(
         det,
         frame["to_image"],
@@ -495,11 +496,21 @@ def rebuild(reading: Reading, class_id: NDArray[np.int64]) -> Reading:
     return _with(again, passes=reading.passes, seconds=reading.seconds, extra=reading.extra)
 
 
+def photo_quads(xyxy: NDArray[np.float64], to_image: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The corners (n, 4, 2) in the photo of boxes of a frame."""
+    if len(xyxy) == 0:
+        return np.zeros((0, 4, 2))
+    return np.asarray(_corners(xyxy) @ to_image[:, :2].T + to_image[:, 2], np.float64)
+
+
 def photo_boxes(xyxy: NDArray[np.float64], to_image: NDArray[np.float64]) -> NDArray[np.float64]:
     """Boxes of a frame as boxes of the photo (the envelope of each turned box)."""
-    if len(xyxy) == 0:
+    return _envelope(photo_quads(xyxy, to_image))
+
+
+def _envelope(quads: NDArray[np.float64]) -> NDArray[np.float64]:
+    if len(quads) == 0:
         return np.zeros((0, 4))
-    quads = _corners(xyxy) @ to_image[:, :2].T + to_image[:, 2]
     return np.concatenate([quads.min(1), quads.max(1)], axis=1)
 
 
@@ -511,7 +522,6 @@ class NamedTiles:
     detections: Detections
     alternatives: NDArray[np.int64]
     alternative_probs: NDArray[np.float64]
-    finder_confidence: NDArray[np.float64]
 
 
 def name_tiles(
@@ -521,27 +531,14 @@ def name_tiles(
     photo's pixels; drop what is not a tile; decode the names hand-wide (copy caps)."""
     from vision.decoding import alternatives, decode_names
 
-    names = namer.name(image, det.xyxy, to_image)
-    keep = names.probs[:, REJECT] < REJECT_ABOVE if len(det) else np.zeros(0, bool)
-    probs = names.probs[keep]
-    kept = det[keep]
-    if len(kept):
-        probs = probs.copy()
-        probs[:, REJECT] = 0.0  # a kept box is a tile: its names share the rest
-        probs /= probs.sum(axis=1, keepdims=True)
-    chosen = decode_names(probs) if len(kept) else np.zeros(0, np.int64)
-    alt, alt_p = (
-        alternatives(probs, chosen)
-        if len(kept)
-        else (
-            np.zeros((0, 3), np.int64),
-            np.zeros((0, 3)),
-        )
-    )
-    conf = alt_p[:, 0] if len(kept) else np.zeros(0)
-    return NamedTiles(
-        Detections(kept.xyxy, np.asarray(conf, np.float64), chosen), alt, alt_p, kept.confidence
-    )
+    probs = namer.name(image, det.xyxy, to_image).probs
+    keep = probs[:, REJECT] < REJECT_ABOVE
+    probs = probs[keep]  # (a copy)
+    probs[:, REJECT] = 0.0  # a kept box is a tile: its names share the rest
+    probs /= probs.sum(axis=1, keepdims=True)
+    chosen = decode_names(probs)
+    alt, alt_p = alternatives(probs, chosen)
+    return NamedTiles(Detections(det.xyxy[keep], alt_p[:, 0], chosen), alt, alt_p)
 
 
 def _with(reading: Reading, **changes: Any) -> Reading:
@@ -565,11 +562,8 @@ def build_reading(
     w, h = size
     if to_image is None:
         to_image = np.array([[1.0, 0, 0], [0, 1.0, 0]])
-    quads = (
-        _corners(det.xyxy) @ to_image[:, :2].T + to_image[:, 2] if len(det) else np.zeros((0, 4, 2))
-    )
-    photo_det = Detections(photo_boxes(det.xyxy, to_image), det.confidence, det.class_id)
-    photo_det = photo_det.clipped(w, h)
+    quads = photo_quads(det.xyxy, to_image)
+    photo_det = Detections(_envelope(quads), det.confidence, det.class_id).clipped(w, h)
     layout = analyse(det, angle)
     warnings: list[ReadingWarning] = []
     if len(det) == 0:
