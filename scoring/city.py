@@ -18,6 +18,7 @@ from scoring.decompose import Decomposition, ShapeRules, decompose
 from scoring.fields import describe_fields
 from scoring.hand import Hand, Meld, WinContext
 from scoring.settlement import Result
+from scoring.succession import KEEP_UNLESS_BEATEN, SuccessionRule
 from scoring.tiles import KINDS, Tile
 
 O = TypeVar("O")  # noqa: E741 - the city's Options dataclass
@@ -121,6 +122,8 @@ class City(ABC, Generic[O, T]):
     table_type: type[T]
     #: whether the city settles a drawn hand (a request of kind ``draw``, see score_draw)
     scores_draws: ClassVar[bool] = False
+    #: who deals the next hand (scoring.game applies it across a table's hands)
+    succession: ClassVar[SuccessionRule] = KEEP_UNLESS_BEATEN
 
     def flowers_in_hand(self, table: T, options: O) -> bool:
         """Whether flowers may sit among the concealed tiles, as part of ``hand`` (Ningbo:
@@ -168,6 +171,12 @@ class City(ABC, Generic[O, T]):
             "exposed_chows": self.exposed_chows,
             "honor_sequences": self.honor_sequences,
             "draws": self.scores_draws,
+            "succession": {
+                "dealer_wins": self.succession.dealer_wins.value,
+                "other_wins": self.succession.other_wins.value,
+                "draw": self.succession.draw.value,
+                "other_win_option": self.succession.other_win_option,
+            },
             "options": describe_fields(self.options_type),
             "fields": describe_fields(self.table_type),
         }

@@ -35,6 +35,7 @@ from scoring.decompose import Decomposition, GroupKind, Shape, ShapeRules, decom
 from scoring.fields import Between, ScoringInputError, Seat, required, setting
 from scoring.hand import Meld, MeldKind, WinMethod, others
 from scoring.settlement import ItemGroup, Json, Pattern, Reason, Result, Settlement
+from scoring.succession import Succession, SuccessionRule
 from scoring.tiles import HAND_TILES, Suit, Tile, format_tiles, next_tile
 
 #: 1 bamboo 幺鸡: always a chicken.
@@ -401,6 +402,15 @@ def seat_chickens(
 # -- the city ---------------------------------------------------------------------------------
 class Guiyang(City[GuiyangOptions, GuiyangTable]):
     name = "guiyang"
+    # 003: yellow tile "the dealer remains the same"; "Dealer Continuous Win"; a
+    # non-dealer's win is not stated (option succession=next|winner)
+    succession = SuccessionRule(
+        Succession.KEEPS,
+        Succession.PASSES,
+        Succession.KEEPS,
+        other_win_option=True,
+        streak_field="dealer_streak",
+    )
     title = "Guiyang — Chicken Catching 贵阳捉鸡麻将"
     seed = "003"
     tile_set = TileSet.SUITS

@@ -48,6 +48,7 @@ from scoring.decompose import (
 from scoring.fields import Between, ScoringInputError, Seat, required, setting
 from scoring.hand import SEATS, Hand, MeldKind, WinContext, WinMethod, others
 from scoring.settlement import ItemGroup, Json, Pattern, Reason, Result, Settlement
+from scoring.succession import Succession, SuccessionRule
 from scoring.tiles import KINDS, Tile, format_tiles, next_tile
 
 SEAT_NAMES = ("East", "South", "West", "North")
@@ -569,6 +570,11 @@ COPIES = 4
 
 class Nanchang(City[NanchangOptions, NanchangTable]):
     name = "nanchang"
+    # 001: a draw — "the dealer remains the dealer. If any Kongs were declared … the dealer
+    # will shift to the next player"; a win is not stated (option succession=next|winner)
+    succession = SuccessionRule(
+        Succession.KEEPS, Succession.PASSES, Succession.PASSES_IF_KONG, other_win_option=True
+    )
     title = "Nanchang — Spirit tiles 南昌麻将"
     seed = "001"
     tile_set = TileSet.STANDARD

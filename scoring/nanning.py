@@ -29,6 +29,7 @@ from scoring.decompose import Decomposition, Shape, ShapeRules, WaitKind
 from scoring.fields import Between, ScoringInputError, Seat, required, setting
 from scoring.hand import Hand, MeldKind, WinContext, WinMethod, others
 from scoring.settlement import Item, ItemGroup, Json, Pattern, Reason, Result, Settlement
+from scoring.succession import Succession, SuccessionRule
 from scoring.tiles import Suit, Tile, format_tiles, parse_tiles
 
 SEAT_NAMES = ("East", "South", "West", "North")
@@ -373,6 +374,9 @@ class Valuation:
 
 class Nanning(City[NanningOptions, NanningTable]):
     name = "nanning"
+    # 000: "if another player wins, that player becomes the new dealer"; "the player who
+    # draws the last tile becomes the dealer"
+    succession = SuccessionRule(Succession.KEEPS, Succession.WINNER, Succession.LAST_DRAWER)
     title = "Nanning — Lucky Catch 南宁麻将"
     seed = "000"
     tile_set = TileSet.STANDARD

@@ -50,6 +50,7 @@ from scoring.decompose import (
 from scoring.fields import Between, ScoringInputError, Seat, required, setting
 from scoring.hand import Hand, Meld, MeldKind, WinContext, WinMethod, seat_wind
 from scoring.settlement import Json, Pattern, Reason, Result, Settlement
+from scoring.succession import Succession, SuccessionRule
 from scoring.tiles import KINDS, Suit, Tile, format_tiles
 
 SEAT_NAMES = ("East", "South", "West", "North")
@@ -456,6 +457,8 @@ class _Best:
 
 class Ningbo(City[NingboOptions, NingboTable]):
     name = "ningbo"
+    # 002: "After each hand, the dealer changes"
+    succession = SuccessionRule(Succession.PASSES, Succession.PASSES, Succession.PASSES)
     title = "Ningbo 宁波麻将 — baida wild tiles, at least 4 tai"
     seed = "002"
     tile_set = TileSet.FLOWERS

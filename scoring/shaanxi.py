@@ -31,6 +31,7 @@ from scoring.decompose import Decomposition, Shape, ShapeRules
 from scoring.fields import Between, ScoringInputError, Seat, required, setting
 from scoring.hand import DEALER, Hand, MeldKind, WinContext, WinMethod, others
 from scoring.settlement import ItemGroup, Pattern, Reason, Result, Settlement
+from scoring.succession import Succession, SuccessionRule
 from scoring.tiles import Tile
 
 # -- rule values ------------------------------------------------------------------------------
@@ -230,6 +231,9 @@ def kong_settlement(
 # -- the city ---------------------------------------------------------------------------------
 class Shaanxi(City[ShaanxiOptions, ShaanxiTable]):
     name = "shaanxi"
+    # 004: "if the dealer wins or the game results in a draw, the same player remains the
+    # dealer … passes to the next player"
+    succession = SuccessionRule(Succession.KEEPS, Succession.PASSES, Succession.KEEPS)
     title = "Shaanxi — Pao Zi antes 陕西麻将"
     seed = "004"
     tile_set = TileSet.STANDARD
