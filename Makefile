@@ -17,7 +17,7 @@ $(PY):
 
 # ray (hupai label --engine ray): ~80 MB download, 240 MB installed, ~15 s; its test takes ~13 s.
 $(STAMP): pyproject.toml | $(PY)
-	$(PIP) install -q -e '.[vision,service,dev,ray]'
+	$(PIP) install -q -e '.[vision,service,ledger,dev,ray]'
 	rm -f $(VENV)/.stamp-*
 	touch $@
 
@@ -52,7 +52,7 @@ serve: $(STAMP)
 
 # Training needs torch + ultralytics (several GB); not part of `make test` or CI.
 train-deps: $(STAMP)
-	$(PIP) install -q -e '.[vision,service,dev,ray,train]'
+	$(PIP) install -q -e '.[vision,service,ledger,dev,ray,train]'
 
 # A few training steps on tiny synthetic scenes, export, and a read through the runtime.
 test-train: train-deps

@@ -17,6 +17,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
+from hupai.ledger.store import Ledger
 from scoring import city_names
 from service import errors
 from service.api import AnnotatedStore, ReadPool, get_reader, router
@@ -25,12 +26,13 @@ from service.limits import BodyLimit
 from service.reader import load_reader
 from service.schemas import ErrorBody, Health
 from service.settings import Settings
+from service.tables import router as tables_router
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: Room for the multipart framing and the JSON context beside the photo.
 BODY_SLACK = 1024 * 1024
 #: The routes that take a photo (the photo's body limit); every other route takes JSON.
-PHOTO_ROUTES = ("/v1/read", "/v1/score")
+PHOTO_ROUTES = ("/v1/read", "/v1/score", "/v1/tables/*/hands/photo")
 
 DESCRIPTION = """Read a winning mahjong hand from a photo and score it under Chinese city rules.
 
@@ -38,6 +40,8 @@ DESCRIPTION = """Read a winning mahjong hand from a photo and score it under Chi
 * `POST /v1/score` — photo + JSON context → reading, score, annotated photo
 * `POST /v1/score/hand` — the `hupai score` JSON request → result (re-score corrected tiles)
 * `GET /v1/cities` — cities, options with defaults, per-city fields
+* `/v1/tables…` — a table's whole game: create, add/edit/delete/undo hands (from a photo or
+  tiles), totals, next dealer and round, CSV/JSON export, a read-only share link
 
 Errors are `{code, message, field, hint}`; see docs/service.md."""
 
@@ -54,6 +58,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         yield
         app.state.reader = None
+        app.state.ledger.close()
 
     app = FastAPI(
         title="hupai",
@@ -67,8 +72,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.reader = None
     app.state.annotated = AnnotatedStore(settings.annotated_keep)
     app.state.pool = ReadPool(settings.read_concurrency, settings.max_waiting)
+    app.state.ledger = Ledger(settings.database_url)  # the database is opened on first use
     errors.install(app)
     app.include_router(router)
+    app.include_router(tables_router)
 
     @app.get("/healthz", response_model=Health, responses={503: {"model": ErrorBody}})
     async def healthz() -> dict[str, Any]:

@@ -4,6 +4,7 @@ read whole (by its Content-Length, or while it streams in when it is chunked).""
 from __future__ import annotations
 
 import json
+from fnmatch import fnmatchcase
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -37,7 +38,8 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        photo = str(scope.get("path", "")) in self.photo_paths or not self.photo_paths
+        path = str(scope.get("path", ""))
+        photo = not self.photo_paths or any(fnmatchcase(path, p) for p in self.photo_paths)
         limit = self.photo_limit if photo else self.json_limit
         message = (
             self.photo_message

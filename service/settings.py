@@ -82,6 +82,11 @@ class Settings(BaseSettings):
     annotated_max_side: int = Field(
         1600, ge=64, le=8192, description="the annotated photo is scaled down to this side (px)"
     )
+    database_url: str | None = Field(
+        None,
+        description="the table ledger's database: sqlite:///PATH or postgresql://… "
+        "(default: SQLite in $XDG_DATA_HOME/hupai/tables.sqlite3, created on first use)",
+    )
     annotated_keep: int = Field(
         64, ge=1, description="annotated photos kept in memory for ?image=url (latest first)"
     )

@@ -1,0 +1,751 @@
+"""The ledger's store: tables and hands in a database, recomputed with :mod:`scoring.game`.
+
+>>> ledger = Ledger("sqlite://")
+>>> table = ledger.create_table({"city": "shaanxi", "players": ["A", "B", "C", "D"]})
+>>> hand = {"winner": 2, "win": "self_draw", "hand": "123m456m789m123p55s", "win_tile": "5s"}
+>>> ledger.add_hand(table["write_token"], hand)["totals"]
+[-6, -6, 18, -6]
+>>> ledger.view(table["read_token"])["next"]["dealer_name"]
+'B'
+
+Writes take the table's row lock (PostgreSQL ``SELECT … FOR UPDATE``; SQLite ``BEGIN
+IMMEDIATE``), so two phones adding a hand at once both land, one after the other. An edit or
+delete names the hand's revision it was made from; a newer one refuses it (:class:`Stale`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import secrets
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from hupai.ledger.models import GameTable, HandPhoto, HandRow, now
+from scoring import ScoringInputError, city_names, get_city
+from scoring.game import GameState, PlayedHand, TableSetup, play
+from scoring.quoting import quote
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+MAX_NAME = 40
+MAX_HANDS = 100_000
+
+
+class LedgerError(Exception):
+    """A request the ledger refuses; ``status`` is its HTTP status, ``code`` stable."""
+
+    status = 400
+    code = "invalid_request"
+
+    def __init__(self, message: str, field: str | None = None, **extra: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.extra = extra
+
+
+class NotFound(LedgerError):
+    status = 404
+    code = "not_found"
+
+
+class ReadOnly(LedgerError):
+    status = 403
+    code = "read_only"
+
+
+class Stale(LedgerError):
+    status = 409
+    code = "stale"
+
+
+class Invalid(LedgerError):
+    status = 422
+    code = "invalid_request"
+
+    @staticmethod
+    def of(exc: ScoringInputError, prefix: str = "") -> Invalid:
+        field = f"{prefix}{exc.path}" if exc.path else prefix.rstrip(".") or None
+        return Invalid(f"{field}: {exc.message}" if field else exc.message, field)
+
+
+@dataclass(frozen=True)
+class PhotoRecord:
+    """A hand read from a photo: the reading (JSON) and a small annotated JPEG."""
+
+    reading: dict[str, Any]
+    thumbnail: bytes | None = None
+
+
+# -- the database ------------------------------------------------------------------------------
+def default_url() -> str:
+    """SQLite in the user's data folder (``$XDG_DATA_HOME/hupai/tables.sqlite3``)."""
+    import os
+
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return f"sqlite:///{base / 'hupai' / 'tables.sqlite3'}"
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url``; SQLite gets WAL, a busy timeout, foreign keys and ``BEGIN
+    IMMEDIATE`` (a writer waits for the other instead of failing half-way)."""
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[1] if "///" in url else ""
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        from sqlalchemy.pool import StaticPool
+
+        memory = not path or path == ":memory:"
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            poolclass=StaticPool if memory else None,
+        )
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+            dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
+            cursor = dbapi_connection.cursor()
+            if not memory:
+                cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _sqlite_begin(conn: Any) -> None:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+    return create_engine(url, pool_pre_ping=True)
+
+
+def migrate(engine: Engine, revision: str = "head") -> None:
+    """Bring the database to ``revision`` with Alembic (creates it on first use; an upgrade
+    keeps every existing table and hand)."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, revision)
+
+
+class Ledger:
+    """Tables and hands in the database at ``url`` (migrated on first use)."""
+
+    def __init__(self, url: str | None = None) -> None:
+        self.url = url or default_url()
+        self._engine: Engine | None = None
+        self._sessions: sessionmaker[Session] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def engine(self) -> Engine:
+        self._ready()
+        assert self._engine is not None
+        return self._engine
+
+    def _ready(self) -> sessionmaker[Session]:
+        with self._lock:
+            if self._sessions is None:
+                engine = make_engine(self.url)
+                migrate(engine)
+                self._engine = engine
+                self._sessions = sessionmaker(engine, expire_on_commit=False)
+            return self._sessions
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.dispose()
+
+    @contextmanager
+    def _session(self) -> Iterator[Session]:
+        with self._ready()() as session, session.begin():
+            yield session
+
+    # -- tables ------------------------------------------------------------------------------
+    def create_table(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """A new table from ``{city, players, options?, first_dealer?, starting_points?,
+        rate?, succession?, name?}``; its view with both tokens."""
+        spec = _table_spec(data)
+        row = GameTable(
+            write_token=secrets.token_urlsafe(18),
+            read_token=secrets.token_urlsafe(18),
+            revision=0,
+            **spec,
+        )
+        with self._session() as session:
+            session.add(row)
+            session.flush()
+            return self._view(session, row, write=True, hands=True)
+
+    def view(self, token: str, hands: bool = True) -> dict[str, Any]:
+        """The table by either token: players, totals, next dealer and round, the hands."""
+        with self._session() as session:
+            row, write = _find(session, token)
+            return self._view(session, row, write=write, hands=hands)
+
+    # -- hands --------------------------------------------------------------------------------
+    def add_hand(
+        self, token: str, entry: Mapping[str, Any], photo: PhotoRecord | None = None
+    ) -> dict[str, Any]:
+        """Add a hand at the end of play; it is scored with the table's context. A hand
+        that does not score (not a winning hand …) is refused (422) with the reason."""
+        with self._session() as session:
+            table = _writable(session, token)
+            last = session.scalars(
+                select(HandRow)
+                .where(HandRow.table_id == table.id, HandRow.current, ~HandRow.deleted)
+                .order_by(HandRow.position.desc())
+                .limit(1)
+            ).first()
+            state = _state_after(last, table)
+            if state.hands >= MAX_HANDS:
+                raise Invalid(f"the table holds {state.hands} hands; start a new table")
+            played = _scored(table, state, entry)
+            top = session.scalar(
+                select(func.max(HandRow.number)).where(HandRow.table_id == table.id)
+            )
+            top_position = session.scalar(
+                select(func.max(HandRow.position)).where(HandRow.table_id == table.id)
+            )
+            number = (top or 0) + 1
+            row = HandRow(
+                table_id=table.id,
+                number=number,
+                revision=1,
+                position=(top_position or 0) + 1,
+                current=True,
+                deleted=False,
+                action="add",
+                entry=dict(entry),
+            )
+            _store(row, played)
+            session.add(row)
+            if photo is not None:
+                session.add(
+                    HandPhoto(
+                        table_id=table.id,
+                        number=number,
+                        reading=photo.reading,
+                        thumbnail=photo.thumbnail,
+                    )
+                )
+            _touch(table)
+            session.flush()
+            return self._hand_result(session, table, row)
+
+    def edit_hand(
+        self, token: str, number: int, entry: Mapping[str, Any], revision: int
+    ) -> dict[str, Any]:
+        """Replace hand ``number`` (made from its ``revision``); every later hand is
+        recomputed. The previous version is kept."""
+        with self._session() as session:
+            table = _writable(session, token)
+            old = _current(session, table, number, revision)
+            if old.deleted:
+                raise NotFound(f"hand {number} was deleted; undo brings it back", "number")
+            state = self._state_before(session, table, old.position)
+            played = _scored(table, state, entry)  # refused before anything changes
+            new = _revise(session, old, "edit", dict(entry), deleted=False)
+            _store(new, played)
+            self._replay(session, table, old.position + 1, played.after)
+            return self._hand_result(session, table, new)
+
+    def delete_hand(self, token: str, number: int, revision: int) -> dict[str, Any]:
+        """Remove hand ``number`` from play (kept, restorable by undo); later hands are
+        recomputed."""
+        with self._session() as session:
+            table = _writable(session, token)
+            old = _current(session, table, number, revision)
+            if old.deleted:
+                raise NotFound(f"hand {number} is already deleted", "number")
+            new = _revise(session, old, "delete", old.entry, deleted=True)
+            self._replay(session, table, old.position)
+            return self._hand_result(session, table, new)
+
+    def undo(self, token: str, number: int | None = None) -> dict[str, Any]:
+        """Undo the latest change to hand ``number`` (or to the table's most recently changed
+        hand): it goes back to its previous version; undoing an added hand deletes it."""
+        with self._session() as session:
+            table = _writable(session, token)
+            if number is None:
+                number = session.scalar(
+                    select(HandRow.number)
+                    .where(HandRow.table_id == table.id, HandRow.current)
+                    .order_by(HandRow.id.desc())
+                    .limit(1)
+                )
+                if number is None:
+                    raise NotFound("the table has no hands to undo")
+            old = _current(session, table, number, None)
+            previous = session.scalars(
+                select(HandRow).where(
+                    HandRow.table_id == table.id,
+                    HandRow.number == number,
+                    HandRow.revision == old.revision - 1,
+                )
+            ).first()
+            entry = previous.entry if previous is not None else old.entry
+            deleted = previous.deleted if previous is not None else True
+            new = _revise(session, old, "undo", entry, deleted=deleted)
+            self._replay(session, table, old.position)
+            return self._hand_result(session, table, new)
+
+    def history(self, token: str, number: int) -> list[dict[str, Any]]:
+        """Every version of a hand, oldest first."""
+        with self._session() as session:
+            table, _ = _find(session, token)
+            rows = session.scalars(
+                select(HandRow)
+                .where(HandRow.table_id == table.id, HandRow.number == number)
+                .order_by(HandRow.revision)
+            ).all()
+            if not rows:
+                raise NotFound(f"no hand {number} at this table", "number")
+            return [
+                {
+                    "revision": r.revision,
+                    "action": r.action,
+                    "deleted": r.deleted,
+                    "current": r.current,
+                    "entry": r.entry,
+                    "at": r.created_at.isoformat(),
+                }
+                for r in rows
+            ]
+
+    def hand(self, token: str, number: int) -> dict[str, Any]:
+        """One hand in full: its view, the request scored, the result, the photo's reading."""
+        with self._session() as session:
+            table, _ = _find(session, token)
+            row = _current(session, table, number, None)
+            photo = session.get(HandPhoto, (table.id, number))
+            return {
+                **_hand_view(row, table),
+                "request": row.request,
+                "result": row.result,
+                "reading": None if photo is None else photo.reading,
+            }
+
+    def thumbnail(self, token: str, number: int) -> bytes:
+        with self._session() as session:
+            table, _ = _find(session, token)
+            photo = session.get(HandPhoto, (table.id, number))
+            if photo is None or photo.thumbnail is None:
+                raise NotFound(f"hand {number} has no photo", "number")
+            return photo.thumbnail
+
+    # -- export ------------------------------------------------------------------------------
+    def export_json(self, token: str) -> dict[str, Any]:
+        """The whole table: setup, every hand in play with its request and result."""
+        with self._session() as session:
+            table, write = _find(session, token)
+            out = self._view(session, table, write=write, hands=False)
+            rows = _rows_in_play(session, table)
+            out["hands"] = [
+                {**_hand_view(r, table), "request": r.request, "result": r.result} for r in rows
+            ]
+            return out
+
+    def export_csv(self, token: str) -> str:
+        """One line per hand in play: round, dealer, outcome, tiles, each player's delta and
+        running total (a spreadsheet's view of the evening)."""
+        with self._session() as session:
+            table, _ = _find(session, token)
+            rows = _rows_in_play(session, table)
+            players = list(table.players)
+            out = io.StringIO()
+            writer = csv.writer(out)
+            writer.writerow(
+                [
+                    "hand",
+                    "round_wind",
+                    "deal",
+                    "dealer",
+                    "kind",
+                    "winner",
+                    "win",
+                    "discarder",
+                    "tiles",
+                    "problem",
+                    *(f"delta {p}" for p in players),
+                    *(f"total {p}" for p in players),
+                ]
+            )
+            for i, r in enumerate(rows, 1):
+                view = _hand_view(r, table)
+                seating = view["seating"] or {}
+                writer.writerow(
+                    [
+                        i,
+                        seating.get("round_wind_name", ""),
+                        seating.get("deal", ""),
+                        seating.get("dealer_name", ""),
+                        view["kind"],
+                        view["winner_name"] or "",
+                        view["win"] or "",
+                        view["discarder_name"] or "",
+                        view["tiles"] or "",
+                        view["problem"] or "",
+                        *view["deltas"],
+                        *view["totals"],
+                    ]
+                )
+            return out.getvalue()
+
+    # -- internals -----------------------------------------------------------------------------
+    def _state_before(self, session: Session, table: GameTable, position: int) -> GameState:
+        prev = session.scalars(
+            select(HandRow)
+            .where(
+                HandRow.table_id == table.id,
+                HandRow.current,
+                ~HandRow.deleted,
+                HandRow.position < position,
+            )
+            .order_by(HandRow.position.desc())
+            .limit(1)
+        ).first()
+        return _state_after(prev, table)
+
+    def _replay(
+        self,
+        session: Session,
+        table: GameTable,
+        position: int,
+        state: GameState | None = None,
+    ) -> None:
+        """Recompute every hand in play from ``position`` on (seating, score, totals)."""
+        state = state or self._state_before(session, table, position)
+        rows = session.scalars(
+            select(HandRow)
+            .where(
+                HandRow.table_id == table.id,
+                HandRow.current,
+                ~HandRow.deleted,
+                HandRow.position >= position,
+            )
+            .order_by(HandRow.position)
+        ).all()
+        for row in rows:
+            try:
+                played = _play(table, state, row.entry)
+            except Invalid as exc:  # an earlier change left this hand unplayable as given
+                row.seating = {**state.seating.to_dict()}
+                row.request = row.result = None
+                row.deltas = [0, 0, 0, 0]
+                row.problem = f"invalid: {exc.message}"
+                state = GameState(state.seating, state.totals, state.hands + 1)
+                row.after = state.to_dict()
+                continue
+            _store(row, played)
+            state = played.after
+        _touch(table)
+
+    def _hand_result(self, session: Session, table: GameTable, row: HandRow) -> dict[str, Any]:
+        session.flush()
+        view = self._view(session, table, write=True, hands=False)
+        return {
+            "hand": {**_hand_view(row, table), "request": row.request, "result": row.result},
+            "totals": view["totals"],
+            "next": view["next"],
+            "table_revision": table.revision,
+        }
+
+    def _view(
+        self, session: Session, table: GameTable, *, write: bool, hands: bool
+    ) -> dict[str, Any]:
+        rows = _rows_in_play(session, table) if hands else []
+        last = (
+            rows[-1]
+            if hands and rows
+            else session.scalars(
+                select(HandRow)
+                .where(HandRow.table_id == table.id, HandRow.current, ~HandRow.deleted)
+                .order_by(HandRow.position.desc())
+                .limit(1)
+            ).first()
+        )
+        state = _state_after(last, table)
+        photos = (
+            set(session.scalars(select(HandPhoto.number).where(HandPhoto.table_id == table.id)))
+            if hands
+            else set()
+        )
+        out: dict[str, Any] = {
+            "name": table.name,
+            "city": table.city,
+            "options": table.options,
+            "players": table.players,
+            "first_dealer": table.first_dealer,
+            "starting_points": table.starting_points,
+            "rate": table.rate,
+            "succession": table.succession,
+            "revision": table.revision,
+            "access": "write" if write else "read",
+            "read_token": table.read_token,
+            "totals": list(state.totals),
+            "money": _money(state.totals, table.rate),
+            "hand_count": state.hands,
+            "next": _named_seating(state.seating.to_dict(), table),
+        }
+        if write:
+            out["write_token"] = table.write_token
+        if hands:
+            out["hands"] = [{**_hand_view(r, table), "photo": r.number in photos} for r in rows]
+        return out
+
+
+# -- helpers -----------------------------------------------------------------------------------
+def _table_spec(data: Mapping[str, Any]) -> dict[str, Any]:
+    if not isinstance(data, Mapping):
+        raise Invalid(f"table: expected a JSON object, got {quote(data)}")
+    fields = (
+        "name",
+        "city",
+        "players",
+        "options",
+        "first_dealer",
+        "starting_points",
+        "rate",
+        "succession",
+    )
+    for key in data:
+        if key not in fields:
+            raise Invalid(f"{quote(key)}: unknown field; known: {', '.join(fields)}", str(key))
+    players = data.get("players")
+    if (
+        not isinstance(players, list)
+        or len(players) != 4
+        or not all(isinstance(p, str) and p.strip() for p in players)
+    ):
+        raise Invalid(
+            f"players: expected 4 names in chair order (turn order), got {quote(players)}",
+            "players",
+        )
+    names = [p.strip()[:MAX_NAME] for p in players]
+    if len(set(names)) != 4:
+        raise Invalid(f"players: two players share a name ({quote(names)})", "players")
+    name = data.get("name", "")
+    if not isinstance(name, str):
+        raise Invalid(f"name: expected text, got {quote(name)}", "name")
+    options = data.get("options", {})
+    if options is None:
+        options = {}
+    rate = _rate(data.get("rate"))
+    city = data.get("city")
+    if not isinstance(city, str):
+        known = ", ".join(city_names())
+        raise Invalid(f"city: required, one of: {known} (got {quote(city)})", "city")
+    setup = TableSetup(
+        city=city,
+        options=options,
+        first_dealer=data.get("first_dealer", 0),
+        starting_points=data.get("starting_points", 0),
+        succession=data.get("succession"),
+    )
+    try:
+        setup.check()
+    except ScoringInputError as exc:
+        raise Invalid.of(exc) from None
+    return {
+        "name": name.strip()[:200],
+        "city": get_city(setup.city).name,
+        "options": dict(options),
+        "players": names,
+        "first_dealer": setup.first_dealer,
+        "starting_points": setup.starting_points,
+        "rate": rate,
+        "succession": setup.succession,
+    }
+
+
+def _rate(value: object) -> str | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise Invalid(f"rate: expected a number, got {quote(value)}", "rate")
+    try:
+        rate = Decimal(str(value))
+    except InvalidOperation:
+        raise Invalid(f"rate: {quote(value)} is not a number", "rate") from None
+    if not rate.is_finite() or rate < 0 or rate > 10**6:
+        raise Invalid(f"rate: {quote(value)} is not a rate (0 to 1000000 per point)", "rate")
+    return str(rate.normalize())
+
+
+def _money(totals: tuple[int, ...], rate: str | None) -> list[str] | None:
+    if rate is None:
+        return None
+    r = Decimal(rate)
+    return [str((Decimal(t) * r).quantize(Decimal("0.01"))) for t in totals]
+
+
+def _setup(table: GameTable) -> TableSetup:
+    return TableSetup(
+        table.city, table.options, table.first_dealer, table.starting_points, table.succession
+    )
+
+
+def _play(table: GameTable, state: GameState, entry: Mapping[str, Any]) -> PlayedHand:
+    try:
+        return play(_setup(table), state, entry)
+    except ScoringInputError as exc:
+        raise Invalid.of(exc) from None
+
+
+def _scored(table: GameTable, state: GameState, entry: Mapping[str, Any]) -> PlayedHand:
+    """The hand played, or refused when it does not score (with the scorer's reason)."""
+    played = _play(table, state, entry)
+    if played.problem is not None and played.result is not None:
+        raise Invalid(
+            f"hand: {played.result.get('message') or played.problem}",
+            "hand",
+            reason=played.problem,
+            result=played.result,
+        )
+    return played
+
+
+def _store(row: HandRow, played: PlayedHand) -> None:
+    row.seating = played.seating.to_dict()
+    row.request = played.request
+    row.result = played.result
+    row.deltas = list(played.deltas)
+    row.after = played.after.to_dict()
+    row.problem = played.problem
+
+
+def _state_after(row: HandRow | None, table: GameTable) -> GameState:
+    if row is None or row.after is None:
+        return GameState.start(_setup(table))
+    return GameState.from_dict(row.after)
+
+
+def _find(session: Session, token: str, lock: bool = False) -> tuple[GameTable, bool]:
+    if not isinstance(token, str) or not 8 <= len(token) <= 64:
+        raise NotFound("no such table")
+    query = select(GameTable).where(
+        (GameTable.write_token == token) | (GameTable.read_token == token)
+    )
+    if lock:
+        query = query.with_for_update()
+    table = session.scalars(query).first()
+    if table is None:
+        raise NotFound("no such table (check the link)")
+    return table, secrets.compare_digest(table.write_token, token)
+
+
+def _writable(session: Session, token: str) -> GameTable:
+    table, write = _find(session, token, lock=True)
+    if not write:
+        raise ReadOnly("this is the table's read-only link; changes need the write link")
+    return table
+
+
+def _current(session: Session, table: GameTable, number: int, revision: int | None) -> HandRow:
+    row = session.scalars(
+        select(HandRow).where(
+            HandRow.table_id == table.id, HandRow.number == number, HandRow.current
+        )
+    ).first()
+    if row is None:
+        raise NotFound(f"no hand {number} at this table", "number")
+    if revision is not None and row.revision != revision:
+        raise Stale(
+            f"hand {number} changed since you loaded it (revision {revision}; now "
+            f"{row.revision}); reload and make the change again",
+            "revision",
+            current=_hand_view(row, table),
+        )
+    return row
+
+
+def _revise(
+    session: Session, old: HandRow, action: str, entry: dict[str, Any], *, deleted: bool
+) -> HandRow:
+    old.current = False
+    new = HandRow(
+        table_id=old.table_id,
+        number=old.number,
+        revision=old.revision + 1,
+        position=old.position,
+        current=True,
+        deleted=deleted,
+        action=action,
+        entry=entry,
+        seating=old.seating,
+        request=old.request,
+        result=old.result,
+        deltas=old.deltas,
+        after=old.after,
+        problem=old.problem,
+    )
+    session.add(new)
+    session.flush()
+    return new
+
+
+def _touch(table: GameTable) -> None:
+    table.revision += 1
+    table.updated_at = now()
+
+
+def _rows_in_play(session: Session, table: GameTable) -> list[HandRow]:
+    return list(
+        session.scalars(
+            select(HandRow)
+            .where(HandRow.table_id == table.id, HandRow.current, ~HandRow.deleted)
+            .order_by(HandRow.position)
+        ).all()
+    )
+
+
+def _name(table: GameTable, player: object) -> str | None:
+    if isinstance(player, int) and not isinstance(player, bool) and 0 <= player < 4:
+        return str(table.players[player])
+    return None
+
+
+def _named_seating(seating: dict[str, Any] | None, table: GameTable) -> dict[str, Any] | None:
+    if seating is None:
+        return None
+    return {**seating, "dealer_name": _name(table, seating["dealer"])}
+
+
+def _hand_view(row: HandRow, table: GameTable) -> dict[str, Any]:
+    entry = row.entry
+    after = row.after or {}
+    kind = entry.get("kind", "win")
+    return {
+        "number": row.number,
+        "revision": row.revision,
+        "kind": kind,
+        "deleted": row.deleted,
+        "entry": entry,
+        "seating": _named_seating(row.seating, table),
+        "winner": entry.get("winner"),
+        "winner_name": _name(table, entry.get("winner")) if kind == "win" else None,
+        "win": entry.get("win") if kind == "win" else None,
+        "discarder_name": _name(table, entry.get("discarder")),
+        "tiles": entry.get("hand") if kind == "win" else None,
+        "melds": [m.get("tiles") for m in entry.get("melds", []) if isinstance(m, Mapping)],
+        "deltas": row.deltas or [0, 0, 0, 0],
+        "totals": after.get("totals", [0, 0, 0, 0]),
+        "problem": row.problem,
+        "at": row.created_at.isoformat(),
+    }

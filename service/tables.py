@@ -1,0 +1,309 @@
+"""``/v1/tables``: a table's whole game (thin routes over :mod:`hupai.ledger`).
+
+A table is reached by one of its two unguessable tokens: the write link changes it, the
+read link (to share with the other players) only shows it. Hands are given in players'
+terms (0–3, the table's chair order); the table fills in the dealer, seats, round wind and
+streak. See docs/service.md, "Tables".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+import anyio.to_thread
+from fastapi import APIRouter, Body, Depends, File, Form, Path, Query, Request, UploadFile
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
+
+from hupai.ledger.store import Ledger, LedgerError, PhotoRecord
+from service.api import (
+    PHOTO_DOC,
+    ReadPool,
+    _pipeline,
+    _upload_bytes,
+    get_pool,
+    get_reader,
+    get_settings,
+    parse_json,
+)
+from service.errors import ApiError
+from service.reader import Reader
+from service.schemas import ErrorBody
+from service.settings import Settings
+
+T = TypeVar("T")
+#: The thumbnail kept with a hand read from a photo (long side, px).
+THUMBNAIL_SIDE = 360
+
+router = APIRouter(prefix="/v1/tables", tags=["tables"])
+
+Token = Annotated[
+    str,
+    Path(description="the table's write token, or its read token for a read-only view"),
+]
+Number = Annotated[int, Path(ge=1, le=10**9, description="the hand's number at the table")]
+ERRORS: dict[int | str, dict[str, Any]] = {
+    403: {"model": ErrorBody, "description": "the read-only link cannot change the table"},
+    404: {"model": ErrorBody, "description": "no such table or hand"},
+    409: {"model": ErrorBody, "description": "the hand changed since it was loaded (revision)"},
+    422: {"model": ErrorBody, "description": "invalid field, or a hand that does not score"},
+}
+
+TABLE_EXAMPLE = {
+    "name": "Friday",
+    "city": "guiyang",
+    "players": ["Ann", "Bo", "Chen", "Dee"],
+    "first_dealer": 0,
+    "starting_points": 0,
+    "rate": "0.5",
+    "options": {},
+}
+HAND_EXAMPLE = {
+    "kind": "win",
+    "winner": 2,
+    "win": "discard",
+    "discarder": 1,
+    "hand": "123p123p456m789m55s",
+    "win_tile": "5s",
+    "indicator": "9p",
+}
+
+
+def get_ledger(request: Request) -> Ledger:
+    """The ledger (tests override this dependency)."""
+    ledger: Ledger = request.app.state.ledger
+    return ledger
+
+
+LedgerDep = Annotated[Ledger, Depends(get_ledger)]
+
+
+async def _call(fn: Callable[..., T], *args: Any) -> T:
+    """Run a ledger call in a worker thread; its refusals become API errors."""
+    try:
+        return await anyio.to_thread.run_sync(fn, *args)
+    except LedgerError as exc:
+        raise ApiError(
+            exc.status, exc.code, exc.message, field=exc.field, extra=exc.extra
+        ) from None
+
+
+def _object(value: Any, field: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ApiError(422, "invalid_request", f"{field}: expected a JSON object", field=field)
+    return value
+
+
+@router.post("", status_code=201, responses=ERRORS)
+async def create_table(
+    ledger: LedgerDep,
+    table: Annotated[
+        dict[str, Any],
+        Body(
+            description="`city`, `players` (4 names in chair order, i.e. turn order), and "
+            "optionally `name`, `options` (the city's), `first_dealer` (0–3), "
+            "`starting_points`, `rate` (money per point), `succession` (`next` or "
+            "`winner`, where the city's seed leaves it open)",
+            examples=[TABLE_EXAMPLE],
+        ),
+    ],
+) -> JSONResponse:
+    """Start a table. The answer holds the write token (keep it) and the read token (share
+    it); each is the key in this API's paths and in the page's link."""
+    view = await _call(ledger.create_table, table)
+    return JSONResponse(view, status_code=201)
+
+
+@router.get("/{token}", responses=ERRORS)
+async def get_table(
+    token: Token,
+    ledger: LedgerDep,
+    hands: Annotated[bool, Query(description="list the hands (false: totals only)")] = True,
+) -> JSONResponse:
+    """The table: players, totals (and money at the rate), the next hand's dealer, round
+    wind and streak, and every hand in play with its seating, tiles and deltas."""
+    return JSONResponse(await _call(ledger.view, token, hands))
+
+
+@router.post("/{token}/hands", status_code=201, responses=ERRORS)
+async def add_hand(
+    token: Token,
+    ledger: LedgerDep,
+    hand: Annotated[
+        dict[str, Any],
+        Body(
+            description="a win — the `hupai score` request without `city`, `options`, "
+            "`round_wind` and the streak, with `winner`, `discarder`, melds' `from` and "
+            "every seat field given as **players** (0–3 in chair order) — or a draw: "
+            '`{"kind": "draw"}` with `last_drawer` (Nanning), `kong_declared` (Nanchang) or '
+            "`hands` (four by player: Guiyang's yellow-tile settlement)",
+            examples=[HAND_EXAMPLE, {"kind": "draw", "last_drawer": 3}],
+        ),
+    ],
+) -> JSONResponse:
+    """Add the next hand; it is scored with the table's context (dealer, seats, round wind,
+    streak, options). A hand that does not score is refused with the scorer's reason."""
+    return JSONResponse(await _call(ledger.add_hand, token, hand), status_code=201)
+
+
+@router.post("/{token}/hands/photo", status_code=201, responses=ERRORS)
+async def add_hand_from_photo(
+    token: Token,
+    ledger: LedgerDep,
+    photo: Annotated[UploadFile, File(description=PHOTO_DOC)],
+    context: Annotated[
+        str,
+        Form(
+            description="the rest of the hand as a JSON object in players' terms: `winner`, "
+            "`win`, `discarder`, the city's fields; the photo supplies the tiles "
+            "(`hand`, `melds`, `win_tile`, `flowers`, `indicator`/`fishing`)",
+            examples=['{"winner": 2, "win": "self_draw"}'],
+        ),
+    ],
+    reader: Annotated[Reader, Depends(get_reader)],
+    settings: Annotated[Settings, Depends(get_settings)],
+    pool: Annotated[ReadPool, Depends(get_pool)],
+) -> JSONResponse:
+    """Read the photo and add it as the next hand, keeping the reading and a small annotated
+    thumbnail. When the tiles as read do not score, nothing is added: the answer (422) holds
+    the reading, so the tiles can be fixed and sent to `POST …/hands`."""
+    ctx = _object(parse_json(context, "context"), "context")
+    table = await _call(ledger.view, token, False)
+    if table["access"] != "write":
+        raise ApiError(403, "read_only", "this is the table's read-only link", field="token")
+    winner = ctx.get("winner")
+    player = winner if type(winner) is int and 0 <= winner <= 3 else None
+    data = await _upload_bytes(photo, settings)
+    result = await pool.run(
+        _pipeline(reader, data, settings, None, photo, table["city"], player, True)
+    )
+    if "no_tiles" in result.codes:
+        raise ApiError(422, "no_tiles", "photo: no tiles were found in the photo", field="photo")
+    entry = {**ctx, **result.request_fields}
+    thumbnail = await anyio.to_thread.run_sync(_thumbnail, result.annotated)
+    record = PhotoRecord(result.reading, thumbnail)
+    try:
+        added = await anyio.to_thread.run_sync(ledger.add_hand, token, entry, record)
+    except LedgerError as exc:
+        raise ApiError(
+            exc.status,
+            exc.code,
+            exc.message,
+            field=exc.field,
+            hint="Fix the tiles as read and send the hand to POST /v1/tables/{token}/hands.",
+            extra={**exc.extra, "reading": result.reading, "entry": entry},
+        ) from None
+    return JSONResponse({**added, "reading": result.reading}, status_code=201)
+
+
+@router.get("/{token}/hands/{number}", responses=ERRORS)
+async def get_hand(token: Token, number: Number, ledger: LedgerDep) -> JSONResponse:
+    """One hand in full: as given, its seating, the request scored, the result, the photo's
+    reading."""
+    return JSONResponse(await _call(ledger.hand, token, number))
+
+
+@router.put("/{token}/hands/{number}", responses=ERRORS)
+async def edit_hand(
+    token: Token,
+    number: Number,
+    ledger: LedgerDep,
+    change: Annotated[
+        dict[str, Any],
+        Body(
+            description="`revision`: the hand's revision the change was made from (a newer "
+            "one answers 409), and `hand`: the whole hand as for `POST …/hands`",
+            examples=[{"revision": 1, "hand": HAND_EXAMPLE}],
+        ),
+    ],
+) -> JSONResponse:
+    """Replace a hand; every later hand's seating, streak, score and totals are recomputed.
+    The previous version is kept (history, undo)."""
+    revision = change.get("revision")
+    if type(revision) is not int:
+        raise ApiError(
+            422,
+            "invalid_request",
+            "revision: required (the hand's revision you are changing)",
+            field="revision",
+        )
+    hand = _object(change.get("hand"), "hand")
+    return JSONResponse(await _call(ledger.edit_hand, token, number, hand, revision))
+
+
+@router.delete("/{token}/hands/{number}", responses=ERRORS)
+async def delete_hand(
+    token: Token,
+    number: Number,
+    ledger: LedgerDep,
+    revision: Annotated[int, Query(description="the hand's revision being deleted")],
+) -> JSONResponse:
+    """Take a hand out of play (kept; undo restores it); later hands are recomputed."""
+    return JSONResponse(await _call(ledger.delete_hand, token, number, revision))
+
+
+@router.post("/{token}/hands/{number}/undo", responses=ERRORS)
+async def undo_hand(token: Token, number: Number, ledger: LedgerDep) -> JSONResponse:
+    """Put a hand back as it was before its latest change (undoing an add deletes it)."""
+    return JSONResponse(await _call(ledger.undo, token, number))
+
+
+@router.post("/{token}/undo", responses=ERRORS)
+async def undo_last(token: Token, ledger: LedgerDep) -> JSONResponse:
+    """Undo the table's latest change."""
+    return JSONResponse(await _call(ledger.undo, token, None))
+
+
+@router.get("/{token}/hands/{number}/history", responses=ERRORS)
+async def hand_history(token: Token, number: Number, ledger: LedgerDep) -> JSONResponse:
+    """Every version of a hand, oldest first."""
+    return JSONResponse({"versions": await _call(ledger.history, token, number)})
+
+
+@router.get(
+    "/{token}/hands/{number}/thumbnail.jpg",
+    response_class=Response,
+    responses={200: {"content": {"image/jpeg": {}}}, **ERRORS},
+)
+async def hand_thumbnail(token: Token, number: Number, ledger: LedgerDep) -> Response:
+    """The annotated thumbnail of a hand read from a photo."""
+    jpeg = await _call(ledger.thumbnail, token, number)
+    return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "private"})
+
+
+@router.get("/{token}/export.json", responses=ERRORS)
+async def export_json(token: Token, ledger: LedgerDep) -> JSONResponse:
+    """The whole table as JSON: setup, hands with their requests and results, totals."""
+    data = await _call(ledger.export_json, token)
+    return JSONResponse(
+        data, headers={"Content-Disposition": 'attachment; filename="hupai-table.json"'}
+    )
+
+
+@router.get(
+    "/{token}/export.csv",
+    response_class=PlainTextResponse,
+    responses={200: {"content": {"text/csv": {}}}, **ERRORS},
+)
+async def export_csv(token: Token, ledger: LedgerDep) -> Response:
+    """One line per hand: round, dealer, outcome, tiles, each player's delta and total."""
+    text = await _call(ledger.export_csv, token)
+    return Response(
+        text.encode("utf-8-sig"),  # the BOM makes spreadsheet programs read the names as UTF-8
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="hupai-table.csv"'},
+    )
+
+
+def _thumbnail(jpeg: bytes | None) -> bytes | None:
+    if jpeg is None:
+        return None
+    import cv2
+    import numpy as np
+
+    from service.photos import encode_jpeg
+
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        return None
+    return encode_jpeg(np.asarray(image, dtype=np.uint8), THUMBNAIL_SIDE, quality=75)
