@@ -138,16 +138,25 @@ def migrate(engine: Engine, revision: str = "head") -> None:
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as connection:
+    # Alembic's context is process-global (one migration at a time per process); across
+    # processes, SQLite's BEGIN IMMEDIATE or PostgreSQL's advisory lock serialises them.
+    with _MIGRATING, engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK_ID})")
         config.attributes["connection"] = connection
         command.upgrade(config, revision)
+
+
+_MIGRATING = threading.Lock()
+_MIGRATION_LOCK_ID = 0x68757061  # "hupa"
 
 
 class Ledger:
     """Tables and hands in the database at ``url`` (migrated on first use)."""
 
-    def __init__(self, url: str | None = None) -> None:
+    def __init__(self, url: str | None = None, migrate_to: str = "head") -> None:
         self.url = url or default_url()
+        self.migrate_to = migrate_to  # an older revision only to test upgrades
         self._engine: Engine | None = None
         self._sessions: sessionmaker[Session] | None = None
         self._lock = threading.Lock()
@@ -162,7 +171,7 @@ class Ledger:
         with self._lock:
             if self._sessions is None:
                 engine = make_engine(self.url)
-                migrate(engine)
+                migrate(engine, self.migrate_to)
                 self._engine = engine
                 self._sessions = sessionmaker(engine, expire_on_commit=False)
             return self._sessions
@@ -190,7 +199,7 @@ class Ledger:
         with self._session() as session:
             session.add(row)
             session.flush()
-            return self._view(session, row, write=True, hands=True)
+            return {**self._view(session, row, write=True, hands=False), "hands": []}
 
     def view(self, token: str, hands: bool = True) -> dict[str, Any]:
         """The table by either token: players, totals, next dealer and round, the hands."""

@@ -94,8 +94,12 @@ def fake_reader() -> FakeReader:
 
 
 @pytest.fixture
-def settings() -> Settings:
-    return Settings(_env_file=None, model="does-not-matter.onnx")  # type: ignore[call-arg]
+def settings(tmp_path: Any) -> Settings:
+    return Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        model="does-not-matter.onnx",
+        database_url=f"sqlite:///{tmp_path / 'tables.sqlite3'}",
+    )
 
 
 @pytest.fixture

@@ -1,0 +1,59 @@
+"""Alembic migrations, on both backends: from an empty database to the models' schema, and
+from a populated database at the first revision to the latest, keeping every table and hand."""
+
+from __future__ import annotations
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import inspect
+
+from hupai.ledger.models import Base
+from hupai.ledger.store import Ledger, make_engine, migrate
+
+PLAYERS = ["Ann", "Bo", "Chen", "Dee"]
+WIN = {"winner": 2, "win": "self_draw", "hand": "123m456m789m123p55s", "win_tile": "5s"}
+
+
+def test_an_empty_database_migrates_to_exactly_the_models(database_url: str) -> None:
+    engine = make_engine(database_url)
+    migrate(engine)
+    with engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    engine.dispose()
+    assert diff == []
+
+
+def test_the_database_is_created_on_first_use(database_url: str) -> None:
+    engine = make_engine(database_url)
+    assert "game_tables" not in inspect(engine).get_table_names()
+    ledger = Ledger(database_url)
+    ledger.create_table({"city": "shaanxi", "players": PLAYERS})
+    assert {"game_tables", "hands", "hand_photos"} <= set(inspect(engine).get_table_names())
+    ledger.close()
+    engine.dispose()
+
+
+def test_a_populated_database_keeps_its_tables_and_hands_through_an_upgrade(
+    database_url: str,
+) -> None:
+    old = Ledger(database_url, migrate_to="0001")  # made before hand photos existed
+    table = old.create_table({"city": "shaanxi", "players": PLAYERS})
+    old.add_hand(table["write_token"], WIN)
+    old.add_hand(table["write_token"], WIN)
+    assert "hand_photos" not in inspect(old.engine).get_table_names()
+    old.close()
+
+    upgraded = Ledger(database_url)  # migrates to the latest revision on first use
+    view = upgraded.view(table["read_token"])
+    assert (view["hand_count"], view["totals"]) == (2, [-12, -12, 36, -12])
+    assert all(h["photo"] is False for h in view["hands"])
+    upgraded.close()
+
+
+def test_upgrading_twice_changes_nothing(database_url: str) -> None:
+    engine = make_engine(database_url)
+    migrate(engine)
+    migrate(engine)
+    with engine.connect() as conn:
+        assert MigrationContext.configure(conn).get_current_revision() == "0002"
+    engine.dispose()
