@@ -32,7 +32,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 #: Room for the multipart framing and the JSON context beside the photo.
 BODY_SLACK = 1024 * 1024
 #: The routes that take a photo (the photo's body limit); every other route takes JSON.
-PHOTO_ROUTES = ("/v1/read", "/v1/score", "/v1/tables/*/hands/photo")
+PHOTO_ROUTES = ("/v1/read", "/v1/score", "/v1/tables/*/photo")
 
 DESCRIPTION = """Read a winning mahjong hand from a photo and score it under Chinese city rules.
 

@@ -128,9 +128,10 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _STATUS_CODES.get(exc.status_code, f"http_{exc.status_code}")
-        return ApiError(
-            exc.status_code, code, str(exc.detail), headers=getattr(exc, "headers", None)
-        ).response()
+        headers = getattr(exc, "headers", None)
+        if exc.status_code == 405:
+            headers = {**(headers or {}), "Allow": _allowed_methods(request)}
+        return ApiError(exc.status_code, code, str(exc.detail), headers=headers).response()
 
     @app.exception_handler(ClientDisconnect)
     async def _gone(request: Request, exc: ClientDisconnect) -> JSONResponse:
@@ -146,3 +147,16 @@ def install(app: FastAPI) -> None:
             "internal_error",
             f"internal error ({type(exc).__name__}); the request was not processed",
         ).response()
+
+
+def _allowed_methods(request: Request) -> str:
+    """Every method some route serves at this path (Starlette names only the first route's,
+    and each method of a path is its own route here)."""
+    from starlette.routing import Match
+
+    methods: set[str] = set()
+    for route in request.app.routes:
+        match, _ = route.matches({**request.scope, "method": "GET"})
+        if match is not Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    return ", ".join(sorted(methods))

@@ -13,7 +13,7 @@ from typing import Annotated, Any, TypeVar
 
 import anyio.to_thread
 from fastapi import APIRouter, Body, Depends, File, Form, Path, Query, Request, UploadFile
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.responses import JSONResponse, Response
 
 from hupai.ledger.store import Ledger, LedgerError, PhotoRecord
 from service.api import (
@@ -43,10 +43,12 @@ Token = Annotated[
 ]
 Number = Annotated[int, Path(ge=1, le=10**9, description="the hand's number at the table")]
 ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "a body that is not JSON (or not multipart)"},
     403: {"model": ErrorBody, "description": "the read-only link cannot change the table"},
     404: {"model": ErrorBody, "description": "no such table or hand"},
     409: {"model": ErrorBody, "description": "the hand changed since it was loaded (revision)"},
     422: {"model": ErrorBody, "description": "invalid field, or a hand that does not score"},
+    413: {"model": ErrorBody, "description": "a body larger than allowed"},
 }
 
 TABLE_EXAMPLE = {
@@ -146,7 +148,7 @@ async def add_hand(
     return JSONResponse(await _call(ledger.add_hand, token, hand), status_code=201)
 
 
-@router.post("/{token}/hands/photo", status_code=201, responses=ERRORS)
+@router.post("/{token}/photo", status_code=201, responses=ERRORS)
 async def add_hand_from_photo(
     token: Token,
     ledger: LedgerDep,
@@ -282,7 +284,7 @@ async def export_json(token: Token, ledger: LedgerDep) -> JSONResponse:
 
 @router.get(
     "/{token}/export.csv",
-    response_class=PlainTextResponse,
+    response_class=Response,
     responses={200: {"content": {"text/csv": {}}}, **ERRORS},
 )
 async def export_csv(token: Token, ledger: LedgerDep) -> Response:

@@ -3,6 +3,7 @@ input, however odd, gets a 5xx, and every error has the documented shape."""
 
 from __future__ import annotations
 
+import tempfile
 from typing import Any
 
 import pytest
@@ -18,7 +19,8 @@ schemathesis = pytest.importorskip("schemathesis")
 # rarely an image, and the score request's city fields are checked by scoring, not the schema.
 from schemathesis.specs.openapi.checks import positive_data_acceptance  # noqa: E402
 
-app = create_app(Settings(_env_file=None))  # type: ignore[call-arg]
+_database = f"sqlite:///{tempfile.mkdtemp(prefix='hupai-fuzz-')}/tables.sqlite3"
+app = create_app(Settings(_env_file=None, database_url=_database))  # type: ignore[call-arg]
 _reader = FakeReader()
 app.dependency_overrides[get_reader] = lambda: _reader
 schema = schemathesis.openapi.from_asgi("/openapi.json", app)
