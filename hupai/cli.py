@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "data",
     "train",
     "eval",
+    "table",
     "serve",
 )
 
