@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import io
 import secrets
+import string
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -83,6 +84,16 @@ class PhotoRecord:
 
     reading: dict[str, Any]
     thumbnail: bytes | None = None
+
+
+_TOKEN_ALPHABET = string.ascii_letters + string.digits
+TOKEN_LENGTH = 24  # 62**24 ≈ 2**143: unguessable
+
+
+def new_token() -> str:
+    """A table's key: letters and digits only (no '-' to read as a command-line option, no
+    character a URL or a chat app would mangle)."""
+    return "".join(secrets.choice(_TOKEN_ALPHABET) for _ in range(TOKEN_LENGTH))
 
 
 # -- the database ------------------------------------------------------------------------------
@@ -191,8 +202,8 @@ class Ledger:
         rate?, succession?, name?}``; its view with both tokens."""
         spec = _table_spec(data)
         row = GameTable(
-            write_token=secrets.token_urlsafe(18),
-            read_token=secrets.token_urlsafe(18),
+            write_token=new_token(),
+            read_token=new_token(),
             revision=0,
             **spec,
         )
