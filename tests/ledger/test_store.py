@@ -239,3 +239,22 @@ def test_a_bad_table_is_refused_naming_the_field(
 ) -> None:
     with pytest.raises(Invalid, match=message):
         ledger.create_table({"city": "shaanxi", "players": PLAYERS, **change})
+
+
+def test_adding_a_hand_plays_only_that_hand(
+    ledger: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hupai.ledger.store as store
+
+    table = new_table(ledger)
+    token = table["write_token"]
+    for winner in (0, 1, 2):
+        ledger.add_hand(token, shaanxi_win(winner))
+    played: list[object] = []
+    real_play = store.play
+    monkeypatch.setattr(store, "play", lambda *a: played.append(a) or real_play(*a))
+    ledger.add_hand(token, shaanxi_win(3))
+    assert len(played) == 1
+    played.clear()
+    ledger.edit_hand(token, 1, shaanxi_win(2), revision=1)
+    assert len(played) == 4  # the edited hand and the three after it
