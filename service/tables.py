@@ -148,6 +148,24 @@ async def add_hand(
     return JSONResponse(await _call(ledger.add_hand, token, hand), status_code=201)
 
 
+@router.post("/{token}/preview", responses=ERRORS)
+async def preview_hand(
+    token: Token,
+    ledger: LedgerDep,
+    hand: Annotated[
+        dict[str, Any],
+        Body(description="a hand as for `POST …/hands`", examples=[HAND_EXAMPLE]),
+    ],
+    number: Annotated[
+        int | None,
+        Query(ge=1, le=10**9, description="score it in place of this hand (an edit)"),
+    ] = None,
+) -> JSONResponse:
+    """Score a hand with the table's context without keeping it: its seating, the request
+    scored, the result, the deltas by player and the totals after it. Either link may ask."""
+    return JSONResponse(await _call(ledger.preview, token, hand, number))
+
+
 @router.post("/{token}/photo", status_code=201, responses=ERRORS)
 async def add_hand_from_photo(
     token: Token,
@@ -158,7 +176,8 @@ async def add_hand_from_photo(
         Form(
             description="the rest of the hand as a JSON object in players' terms: `winner`, "
             "`win`, `discarder`, the city's fields; the photo supplies the tiles "
-            "(`hand`, `melds`, `win_tile`, `flowers`, `indicator`/`fishing`)",
+            "(`hand`, `melds`, `win_tile`, `flowers`, `indicator`/`fishing`) that the context "
+            "does not give (tiles given here are corrections and win over the reading)",
             examples=['{"winner": 2, "win": "self_draw"}'],
         ),
     ],
@@ -181,7 +200,9 @@ async def add_hand_from_photo(
     )
     if "no_tiles" in result.codes:
         raise ApiError(422, "no_tiles", "photo: no tiles were found in the photo", field="photo")
-    entry = {**ctx, **result.request_fields}
+    # tiles given in the context were corrected by the player: they win over the reading,
+    # and the photo's reading and thumbnail are kept beside them
+    entry = {**result.request_fields, **ctx}
     thumbnail = await anyio.to_thread.run_sync(_thumbnail, result.annotated)
     record = PhotoRecord(result.reading, thumbnail)
     try:

@@ -226,13 +226,7 @@ class Ledger:
         that does not score (not a winning hand …) is refused (422) with the reason."""
         with self._session() as session:
             table = _writable(session, token)
-            last = session.scalars(
-                select(HandRow)
-                .where(HandRow.table_id == table.id, HandRow.current, ~HandRow.deleted)
-                .order_by(HandRow.position.desc())
-                .limit(1)
-            ).first()
-            state = _state_after(last, table)
+            state = _state_after(_last_in_play(session, table), table)
             if state.hands >= MAX_HANDS:
                 raise Invalid(f"the table holds {state.hands} hands; start a new table")
             played = _scored(table, state, entry)
@@ -267,6 +261,30 @@ class Ledger:
             _touch(table)
             session.flush()
             return self._hand_result(session, table, row)
+
+    def preview(
+        self, token: str, entry: Mapping[str, Any], number: int | None = None
+    ) -> dict[str, Any]:
+        """Score ``entry`` as the next hand (or in place of hand ``number``) without storing
+        anything: its seating, the request, the result, the deltas by player, the totals
+        after it. Either link may preview."""
+        with self._session() as session:
+            table, _ = _find(session, token)
+            if number is None:
+                state = _state_after(_last_in_play(session, table), table)
+            else:
+                state = self._state_before(
+                    session, table, _current(session, table, number, None).position
+                )
+            played = _play(table, state, entry)
+            return {
+                "seating": _named_seating(played.seating.to_dict(), table),
+                "request": played.request,
+                "result": played.result,
+                "deltas": list(played.deltas),
+                "problem": played.problem,
+                "totals": list(played.after.totals),
+            }
 
     def edit_hand(
         self, token: str, number: int, entry: Mapping[str, Any], revision: int
@@ -490,16 +508,7 @@ class Ledger:
         self, session: Session, table: GameTable, *, write: bool, hands: bool
     ) -> dict[str, Any]:
         rows = _rows_in_play(session, table) if hands else []
-        last = (
-            rows[-1]
-            if hands and rows
-            else session.scalars(
-                select(HandRow)
-                .where(HandRow.table_id == table.id, HandRow.current, ~HandRow.deleted)
-                .order_by(HandRow.position.desc())
-                .limit(1)
-            ).first()
-        )
+        last = rows[-1] if hands and rows else _last_in_play(session, table)
         state = _state_after(last, table)
         photos = (
             set(session.scalars(select(HandPhoto.number).where(HandPhoto.table_id == table.id)))
@@ -723,6 +732,15 @@ def _revise(
 def _touch(table: GameTable) -> None:
     table.revision += 1
     table.updated_at = now()
+
+
+def _last_in_play(session: Session, table: GameTable) -> HandRow | None:
+    return session.scalars(
+        select(HandRow)
+        .where(HandRow.table_id == table.id, HandRow.current, ~HandRow.deleted)
+        .order_by(HandRow.position.desc())
+        .limit(1)
+    ).first()
 
 
 def _rows_in_play(session: Session, table: GameTable) -> list[HandRow]:

@@ -145,3 +145,34 @@ def test_two_phones_adding_at_once_to_a_live_server_both_land(
         view = httpx.get(f"{base}/v1/tables/{token}").json()
     assert codes == [201] * 16
     assert view["hand_count"] == 16 and sum(view["totals"]) == 0
+
+
+def test_a_preview_scores_with_the_table_context_and_keeps_nothing(client: TestClient) -> None:
+    token = new_table(client, first_dealer=2)["write_token"]
+    r = client.post(f"/v1/tables/{token}/preview", json=WIN)  # Chen, the dealer, self-draws
+    assert (r.json()["deltas"], r.json()["seating"]["dealer_name"]) == ([-12, -12, 36, -12], "Chen")
+    assert client.get(f"/v1/tables/{token}").json()["hand_count"] == 0
+
+
+def test_a_preview_in_place_of_an_earlier_hand_uses_that_hands_seating(
+    client: TestClient,
+) -> None:
+    token = new_table(client)["write_token"]
+    client.post(f"/v1/tables/{token}/hands", json={**WIN, "winner": 1})  # the deal passes
+    r = client.post(f"/v1/tables/{token}/preview?number=1", json={**WIN, "winner": 0})
+    assert r.json()["seating"]["dealer_name"] == "Ann"
+
+
+def test_tiles_corrected_in_the_context_win_over_the_photo(
+    client: TestClient, photo: bytes
+) -> None:
+    token = new_table(client)["write_token"]
+    fixed = {"winner": 1, **WIN}
+    r = client.post(
+        f"/v1/tables/{token}/photo",
+        files={"photo": ("hand.jpg", photo, "image/jpeg")},
+        data={"context": json.dumps({**fixed, "melds": []})},
+    )
+    assert r.status_code == 201, r.text
+    assert r.json()["hand"]["entry"]["hand"] == WIN["hand"]
+    assert client.get(f"/v1/tables/{token}/hands/1").json()["reading"]["hand"] == "123456m55789p"
