@@ -33,6 +33,8 @@ const state = {
   picker: null, // what the tile picker edits: {row, index, meld}
   alternatives: {}, // the reading's names per tile: {hand: [[{tile, p}…]…], flowers, set_apart}
   seq: 0, // the latest score request; older answers are dropped
+  table: null, // the table being scored (table.js): its view and token; seats are then players
+  shownDealer: 0, // the player the shown score's seat 0 is (a table's hand); 0 otherwise
 };
 
 const $ = (id) => document.getElementById(id);
@@ -113,6 +115,7 @@ function option(value, text, selected) {
 }
 
 function seatName(seat) {
+  if (state.table) return playerLabel(seat); // table.js: the selects hold players
   const names = state.meta ? state.meta.seats : ["East", "South", "West", "North"];
   return `${seat} ${names[seat]}${seat === 0 ? " (dealer)" : ""}`;
 }
@@ -146,6 +149,7 @@ function widget(f, labelText) {
   if (f.enum || isSeatField(f)) {
     const sel = document.createElement("select");
     sel.name = f.name;
+    if (isSeatField(f)) sel.dataset.seat = ""; // relabelled when the seats are a table's players
     if (f.default === undefined || f.default === null) sel.append(option("", "—", true));
     const values = f.enum || [0, 1, 2, 3];
     for (const v of values) {
@@ -672,6 +676,7 @@ function updateMeldSeats() {
 }
 
 async function scorePhoto(file) {
+  if (state.table) return tableReadPhoto(file); // table.js: read, then preview at the table
   showError(null);
   setStatus("Reading the tiles…", true);
   const form = new FormData();
@@ -709,12 +714,14 @@ function rescore() {
 }
 
 async function rescoreNow() {
+  if (state.tiles === null) return; // cleared since the rescore was asked for
   if (state.tiles.hand.length === 0) {
     $("result").hidden = true;
     showError(null);
     setStatus("Add the tiles of the hand (tap +).");
     return;
   }
+  if (state.table) return tablePreview(); // table.js
   const request = { ...context(), ...tileFields() };
   const seq = ++state.seq;
   setStatus("Scoring…", true);
@@ -775,7 +782,9 @@ function renderReading(reading, image) {
   }
 }
 
-function renderScore(result) {
+/** The score; ``byPlayer``: the deltas by player of a table's hand (the result's are by seat,
+ * seat 0 being the player ``state.shownDealer``). */
+function renderScore(result, byPlayer) {
   $("result").hidden = false;
   const verdict = $("verdict");
   verdict.textContent = result.message;
@@ -783,7 +792,7 @@ function renderScore(result) {
   const winner = Number($("winner").value);
   const deltas = $("deltas");
   deltas.replaceChildren();
-  result.deltas.forEach((d, seat) => {
+  (byPlayer || result.deltas).forEach((d, seat) => {
     const card = document.createElement("div");
     card.className = "seat" + (d > 0 ? " gain" : d < 0 ? " loss" : "");
     card.dataset.seat = seat;
@@ -819,7 +828,8 @@ function renderScore(result) {
     const group = document.createElement("span");
     group.className = "group";
     group.textContent = item.group;
-    li.append(`${seatName(item.payer)} → ${seatName(item.payee)}: `, amount, ` ${item.text}`, group);
+    const who = (s) => seatName(state.table ? (s + state.shownDealer) % 4 : s);
+    li.append(`${who(item.payer)} → ${who(item.payee)}: `, amount, ` ${item.text}`, group);
     items.append(li);
   }
   const warnings = $("score-warnings");
@@ -886,6 +896,7 @@ async function start() {
     $("tiles").scrollIntoView({ behavior: "smooth" });
   });
   $("add-meld").addEventListener("click", addMeld);
+  if (typeof startTable === "function") await startTable(); // table.js
   document.body.dataset.ready = "1";
 }
 

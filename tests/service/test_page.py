@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +38,12 @@ FLAGS = [
 
 
 @pytest.fixture(scope="module")
-def page_url() -> Iterator[str]:
+def page_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     # Guiyang, self-draw by seat 1: a plain hand is 1 point from each other seat; with the
     # exposed pung turned from 7p into 7m the hand is pure characters, 10 points.
     reader = FakeReader(hand_detections("123456789m5m", "5m", "7p"))
-    app = create_app(Settings(_env_file=None))  # type: ignore[call-arg]
+    database = f"sqlite:///{tmp_path_factory.mktemp('db') / 'tables.sqlite3'}"
+    app = create_app(Settings(_env_file=None, database_url=database))  # type: ignore[call-arg]
     app.dependency_overrides[get_reader] = lambda: reader
     with live_server(app) as url:
         yield url
@@ -49,6 +51,14 @@ def page_url() -> Iterator[str]:
 
 @pytest.fixture
 def page(page_url: str, tmp_path: Path) -> Iterator[Any]:
+    with browser_page(page_url + "/") as page:
+        yield page
+
+
+@contextmanager
+def browser_page(url: str) -> Iterator[Any]:
+    """A phone-sized page at ``url`` in headless Chromium, ready; fails on a script error or
+    a Content-Security-Policy violation."""
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
@@ -60,7 +70,7 @@ def page(page_url: str, tmp_path: Path) -> Iterator[Any]:
             "console",
             lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None,
         )
-        page.goto(page_url + "/")
+        page.goto(url)
         page.wait_for_selector("body[data-ready='1']")
         yield page
         assert errors == [], errors
@@ -165,3 +175,80 @@ def test_a_hand_that_does_not_win_shows_no_empty_settlement(page: Any, tmp_path:
     page.locator("#picker-grid .chip[data-tile='9s']").click()  # no longer a winning hand
     sync_api.expect(page.locator("#verdict")).to_have_class(re.compile("invalid"))
     assert page.locator("#items-title").is_hidden() and page.locator("#items").is_hidden()
+
+
+# -- the table: a whole game through the page ----------------------------------------------------
+def totals(page: Any) -> list[str]:
+    return [page.locator(f"#totals .seat[data-player='{p}'] .total").inner_text() for p in range(4)]
+
+
+def start_table(page: Any, city: str = "guiyang") -> None:
+    page.select_option("#city", city)
+    page.click("#game-start")
+    for i, name in enumerate(["Ann", "Bo", "Chen", "Dee"]):
+        page.fill(f"#nt-p{i}", name)
+    page.click("#nt-create")
+    page.wait_for_selector("#game-on:not([hidden])")
+
+
+def add_photo_hand(page: Any, tmp_path: Path, winner: str) -> None:
+    page.select_option("#win", "self_draw")
+    page.select_option("#winner", winner)
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(jpeg())
+    page.set_input_files("#photo", str(photo))
+    page.wait_for_selector("#to-table:not([hidden]) #table-add:not([disabled])")
+    count = page.locator("#hand-list li").count()
+    page.click("#table-add")
+    sync_api.expect(page.locator("#hand-list li")).to_have_count(count + 1)
+
+
+def test_three_hands_through_the_page_then_fix_the_first(
+    page: Any, page_url: str, tmp_path: Path
+) -> None:
+    start_table(page)
+    assert totals(page) == ["0", "0", "0", "0"]
+    assert "Ann deals" in page.locator("#game-next").inner_text()
+    # the seat selects now name players
+    assert page.locator("#winner option[value='1']").inner_text() == "Bo"
+
+    add_photo_hand(page, tmp_path, "1")  # Bo self-draws: 1 from each; the deal passes to Bo
+    assert totals(page) == ["-1", "3", "-1", "-1"]
+    sync_api.expect(page.locator("#game-next")).to_contain_text("deal 2 — Bo deals")
+
+    add_photo_hand(page, tmp_path, "1")  # Bo, now the dealer, wins again: streak 2 next
+    assert totals(page) == ["-2", "6", "-2", "-2"]
+    sync_api.expect(page.locator("#game-next")).to_contain_text("Bo deals, streak 2")
+
+    page.click("#game-draw")  # a yellow-tile draw: the dealer keeps the deal and the streak
+    page.click("#draw-add")
+    sync_api.expect(page.locator("#hand-list li")).to_have_count(3)
+    assert totals(page) == ["-2", "6", "-2", "-2"]
+    assert "Bo deals, streak 2" in page.locator("#game-next").inner_text()
+
+    # Chen won the first hand, not Bo: fix it; everything after it is recomputed
+    page.locator("#hand-list li").first.click()
+    page.wait_for_selector("#table-save:not([hidden])")
+    page.select_option("#winner", "2")
+    page.wait_for_selector("#table-save:not([disabled])")
+    page.click("#table-save")
+    sync_api.expect(page.locator("#totals .seat[data-player='2'] .total")).to_have_text("2")
+    assert totals(page) == ["-2", "2", "2", "-2"]  # Bo's second win is now his first as dealer
+
+    # the read-only link shows the same totals and nothing to change them with
+    read_link = page.locator("#share-read").input_value()
+    other_phone = page.context.browser.new_context(viewport={"width": 390, "height": 844})
+    viewer = other_phone.new_page()
+    viewer.goto(read_link)
+    viewer.wait_for_selector("#game-on:not([hidden])")
+    assert totals(viewer) == ["-2", "2", "2", "-2"]
+    assert viewer.locator("#shoot").is_hidden() and viewer.locator("#game-draw").is_hidden()
+    other_phone.close()
+
+
+def test_the_table_is_reopened_from_this_phone(page: Any, tmp_path: Path) -> None:
+    start_table(page, "shaanxi")
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    sync_api.expect(page.locator("#game-on")).to_be_visible()
+    assert page.locator("#city").is_disabled()
