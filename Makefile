@@ -30,19 +30,25 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy scoring hupai
 
-# Debian's Chromium for the page's browser test (Playwright drives it; it downloads no browser).
-# Installed when missing and apt-get can be used; otherwise that test is skipped, saying why.
-CHROMIUM := /usr/bin/chromium
-$(CHROMIUM):
-	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-			--no-install-recommends chromium) || echo "chromium: apt-get failed"; \
-	elif sudo -n true 2>/dev/null; then \
-		(sudo apt-get update -q && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-			--no-install-recommends chromium) || echo "chromium: apt-get failed"; \
-	else echo "chromium: cannot install it here; the browser test will be skipped"; fi
+# Debian packages the tests use, installed when missing and apt-get can be used (otherwise the
+# tests that need them are skipped, saying why): Chromium for the page's browser test
+# (Playwright drives it; it downloads no browser), a CJK font so that the page's 萬/筒/中 are
+# drawn, and PostgreSQL for the ledger's tests against a real server.
+DEBIAN_NEEDS := /usr/bin/chromium:chromium \
+	/usr/share/fonts/truetype/wqy/wqy-microhei.ttc:fonts-wqy-microhei \
+	/usr/bin/pg_ctlcluster:postgresql
+.PHONY: debian-packages
+debian-packages:
+	@missing=""; for need in $(DEBIAN_NEEDS); do \
+		[ -e "$${need%%:*}" ] || missing="$$missing $${need#*:}"; done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then sudo=""; \
+	elif sudo -n true 2>/dev/null; then sudo="sudo"; \
+	else echo "cannot install$$missing here; the tests that need them will be skipped"; exit 0; fi; \
+	($$sudo apt-get update -q && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends $$missing) || echo "apt-get failed for$$missing"
 
-pytest: $(STAMP) | $(CHROMIUM)
+pytest: $(STAMP) debian-packages
 	$(VENV)/bin/pytest tests scoring vision datasets service hupai -n 2 -m "not train"
 
 test: lint typecheck pytest
