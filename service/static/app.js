@@ -5,9 +5,6 @@
 // misread tile is fixed without sending the photo again.
 "use strict";
 
-const SUIT_NAMES = { m: "萬", p: "筒", s: "索" };
-const HONORS = ["東", "南", "西", "北", "白", "發", "中"];
-const FLOWERS = ["梅", "蘭", "菊", "竹", "春", "夏", "秋", "冬"];
 const ALL_TILES = [
   ..."123456789".split("").map((r) => r + "m"),
   ..."123456789".split("").map((r) => r + "p"),
@@ -19,12 +16,6 @@ const ALL_TILES = [
 const CALLED_STEP = { left: 3, across: 2, right: 1 };
 const MELD_SIZE = { chow: 3, pung: 3, kong: 4, added_kong: 4, concealed_kong: 4 };
 const PHOTO_FIELDS = new Set(["indicator", "fishing"]);
-const WIN_NAMES = {
-  self_draw: "self-draw",
-  discard: "on a discard",
-  robbed_kong: "robbing a kong",
-  kong_replacement: "kong replacement",
-};
 
 const state = {
   meta: null, // GET /v1/cities
@@ -33,6 +24,8 @@ const state = {
   picker: null, // what the tile picker edits: {row, index, meld}
   alternatives: {}, // the reading's names per tile: {hand: [[{tile, p}…]…], flowers, set_apart}
   seq: 0, // the latest score request; older answers are dropped
+  lastReading: null, // {reading, image}: redrawn when the language changes
+  lastScore: null, // {result, byPlayer}
   table: null, // the table being scored (table.js): its view and token; seats are then players
   shownDealer: 0, // the player the shown score's seat 0 is (a table's hand); 0 otherwise
 };
@@ -66,30 +59,25 @@ function formatTiles(tiles) {
   return out;
 }
 
-// The face in Chinese, and under it the notation's letter (or a Latin name for honors), so
-// the chip reads even where no CJK font is installed.
-const HONOR_LATIN = ["E", "S", "W", "N", "Wh", "G", "R"];
-
-function tileFace(tile) {
-  const rank = Number(tile[0]);
-  const suit = tile[1];
-  if (suit === "z") return { face: HONORS[rank - 1] || "?", suit: HONOR_LATIN[rank - 1] || "" };
-  if (suit === "f") return { face: FLOWERS[rank - 1] || "?", suit: tile };
-  return { face: String(rank), suit: `${SUIT_NAMES[suit] || ""}${suit}` };
-}
-
+/** A tile as players know it: its picture (public-domain art, static/tiles/CREDITS.md) with
+ * its notation beneath, so it reads at a glance in either language. */
 function chip(tile, { onClick, label, extraClass } = {}) {
   const b = document.createElement("button");
   b.type = "button";
   b.className = "chip" + (extraClass ? " " + extraClass : "");
   b.dataset.tile = tile;
   b.dataset.suit = tile[1];
-  const { face, suit } = tileFace(tile);
-  b.innerHTML = `<span class="face"></span><span class="suit"></span>`;
-  b.querySelector(".face").textContent = face;
-  b.querySelector(".suit").textContent = suit;
-  b.setAttribute("aria-label", label || tile);
-  b.title = tile;
+  const face = document.createElement("img");
+  face.className = "face";
+  face.src = `/static/tiles/${tile}.svg`;
+  face.alt = "";
+  face.draggable = false;
+  const code = document.createElement("span");
+  code.className = "code";
+  code.textContent = tile;
+  b.append(face, code);
+  b.setAttribute("aria-label", label || tileName(tile));
+  b.title = tileName(tile);
   if (onClick) b.addEventListener("click", onClick);
   return b;
 }
@@ -116,8 +104,8 @@ function option(value, text, selected) {
 
 function seatName(seat) {
   if (state.table) return playerLabel(seat); // table.js: the selects hold players
-  const names = state.meta ? state.meta.seats : ["East", "South", "West", "North"];
-  return `${seat} ${names[seat]}${seat === 0 ? " (dealer)" : ""}`;
+  const dealer = seat === 0 ? (LANG === "zh" ? "（庄）" : ` (${t("dealer")})`) : "";
+  return `${seat} ${windText(seat)}${dealer}`;
 }
 
 function currentCity() {
@@ -135,7 +123,8 @@ function widget(f, labelText) {
   const wrap = document.createElement("label");
   wrap.title = doc;
   const caption = document.createElement("span");
-  caption.textContent = labelText || f.name.replace(/_/g, " ");
+  caption.textContent = labelText || fieldLabel(f.name);
+  if (!labelText) caption.dataset.field = f.name; // relabelled when the language changes
   if (f.type === "boolean") {
     const box = document.createElement("input");
     box.type = "checkbox";
@@ -197,7 +186,7 @@ function widget(f, labelText) {
 
 /** Objects, per-seat tuples, lists of rows and seat sets, built from the simple widgets. */
 function fieldControl(f) {
-  const label = f.name.replace(/_/g, " ");
+  const label = fieldLabel(f.name);
   if (f.type === "object") return objectControl(f.fields, label, f.doc);
   if (f.type === "list" && Array.isArray(f.items)) {
     // One value per seat (Pao Zi antes, chickens held).
@@ -426,13 +415,13 @@ function renderRow(id, tiles, row, { max, win } = {}) {
     box.append(
       chip(tile, {
         extraClass: isWin ? "win" : "",
-        label: `${row} tile ${index + 1}: ${tile}${isWin ? " (winning tile)" : ""}`,
+        label: `${t("tile_n", { row: t(row), n: index + 1 })}: ${tileName(tile)}${isWin ? ` (${t("winning_tile")})` : ""}`,
         onClick: () => openPicker({ row, index }),
       }),
     );
   });
   if (max === undefined || tiles.length < max) {
-    box.append(addChip(() => openPicker({ row, index: tiles.length }), `add a ${row} tile`));
+    box.append(addChip(() => openPicker({ row, index: tiles.length }), t("add_a", { row: t(row) })));
   }
 }
 
@@ -444,7 +433,7 @@ function renderMelds() {
     row.className = "meld";
     const kind = document.createElement("select");
     kind.setAttribute("aria-label", `meld ${m + 1} kind`);
-    for (const k of Object.keys(MELD_SIZE)) kind.append(option(k, k.replace("_", " "), k === meld.kind));
+    for (const k of Object.keys(MELD_SIZE)) kind.append(option(k, meldText(k), k === meld.kind));
     kind.addEventListener("change", () => {
       meld.kind = kind.value;
       meld.tiles = resize(meld.tiles, MELD_SIZE[meld.kind], meld.kind);
@@ -455,7 +444,7 @@ function renderMelds() {
     meld.tiles.forEach((tile, index) =>
       row.append(
         chip(tile, {
-          label: `meld ${m + 1} tile ${index + 1}: ${tile}`,
+          label: `${t("meld_n", { n: m + 1 })}: ${tileName(tile)}`,
           onClick: () => openPicker({ row: "meld", meld: m, index }),
         }),
       ),
@@ -463,8 +452,8 @@ function renderMelds() {
     if (meld.kind !== "concealed_kong") {
       const from = document.createElement("select");
       from.setAttribute("aria-label", `meld ${m + 1} claimed from`);
-      from.append(option("", "from —", meld.from === null));
-      for (const s of [0, 1, 2, 3]) from.append(option(String(s), "from " + seatName(s), meld.from === s));
+      from.append(option("", `${t("from")} —`, meld.from === null));
+      for (const s of [0, 1, 2, 3]) from.append(option(String(s), `${t("from")} ${seatName(s)}`, meld.from === s));
       from.addEventListener("change", () => {
         meld.from = from.value === "" ? null : Number(from.value);
         meld.called = null; // set by hand: no longer follows the winner
@@ -520,7 +509,7 @@ function renderTiles() {
 function buildPicker() {
   const grid = $("picker-grid");
   for (const tile of ALL_TILES) {
-    grid.append(chip(tile, { label: `pick ${tile}`, onClick: () => pick(tile) }));
+    grid.append(chip(tile, { label: t("pick", { tile: tileName(tile) }), onClick: () => pick(tile) }));
   }
   $("picker-win").addEventListener("click", () => {
     const p = state.picker;
@@ -560,7 +549,10 @@ function showLikely(target) {
   const names = likelyNames(target);
   box.hidden = names.length < 2;
   for (const n of names) {
-    const c = chip(n.tile, { label: `pick ${n.tile} (${Math.round(n.p * 100)}%)`, onClick: () => pick(n.tile) });
+    const c = chip(n.tile, {
+      label: `${t("pick", { tile: tileName(n.tile) })} (${Math.round(n.p * 100)}%)`,
+      onClick: () => pick(n.tile),
+    });
     const prob = document.createElement("span");
     prob.className = "prob";
     prob.textContent = `${Math.round(n.p * 100)}%`;
@@ -628,14 +620,23 @@ function showError(err) {
     box.replaceChildren();
     return;
   }
+  const { message, detail } = errorText(err);
   const msg = document.createElement("div");
   msg.className = "message";
-  msg.textContent = err.message || String(err);
+  msg.textContent = message;
   box.replaceChildren(msg);
-  if (err.hint) {
+  if (detail) {
+    const more = document.createElement("div");
+    more.className = "detail";
+    more.lang = "en";
+    more.textContent = detail;
+    box.append(more);
+  }
+  const hintText = err.code && ADVICE_TEXT[LANG][err.code] ? ADVICE_TEXT[LANG][err.code] : LANG === "en" ? err.hint : null;
+  if (hintText) {
     const hint = document.createElement("div");
     hint.className = "hint";
-    hint.textContent = err.hint;
+    hint.textContent = hintText;
     box.append(hint);
   }
   box.hidden = false;
@@ -648,7 +649,7 @@ async function api(path, init) {
   try {
     response = await fetch(path, init);
   } catch (e) {
-    throw { message: "The server cannot be reached; check the connection and try again." };
+    throw { message: t("unreachable") };
   }
   let body = null;
   try {
@@ -659,7 +660,7 @@ async function api(path, init) {
   if (!response.ok) {
     throw body && body.message
       ? body
-      : { message: `The server answered ${response.status} ${response.statusText}.` };
+      : { message: t("server_answered", { status: `${response.status} ${response.statusText}` }) };
   }
   return body;
 }
@@ -678,7 +679,7 @@ function updateMeldSeats() {
 async function scorePhoto(file) {
   if (state.table) return tableReadPhoto(file); // table.js: read, then preview at the table
   showError(null);
-  setStatus("Reading the tiles…", true);
+  setStatus(t("reading_tiles"), true);
   const form = new FormData();
   form.append("photo", file, file.name || "photo.jpg");
   form.append("context", JSON.stringify(context()));
@@ -696,7 +697,7 @@ async function scorePhoto(file) {
       $("result").hidden = true;
       if (body.score_error) showError(body.score_error);
     }
-    setStatus(`Read ${body.reading.detections.class_id.length} tiles in ${body.reading.seconds} s.`);
+    setStatus(t("read_n", { n: body.reading.detections.class_id.length, s: body.reading.seconds }));
   } catch (err) {
     if (seq !== state.seq) return;
     setStatus("");
@@ -718,13 +719,13 @@ async function rescoreNow() {
   if (state.tiles.hand.length === 0) {
     $("result").hidden = true;
     showError(null);
-    setStatus("Add the tiles of the hand (tap +).");
+    setStatus(t("add_tiles"));
     return;
   }
   if (state.table) return tablePreview(); // table.js
   const request = { ...context(), ...tileFields() };
   const seq = ++state.seq;
-  setStatus("Scoring…", true);
+  setStatus(t("scoring"), true);
   try {
     const result = await api("/v1/score/hand", {
       method: "POST",
@@ -751,9 +752,8 @@ function renderSuggestion(reading) {
   const box = $("suggestion");
   box.hidden = !s;
   if (!s) return;
-  const changes = s.changes.map((c) => `${c.from} → ${c.to} (${Math.round(c.p * 100)}%)`);
-  $("suggestion-text").textContent =
-    `Not a winning hand as read. Reading ${changes.join(", ")} would make it one.`;
+  const changes = s.changes.map((c) => `${tileName(c.from)} → ${tileName(c.to)} (${Math.round(c.p * 100)}%)`);
+  $("suggestion-text").textContent = t("suggestion", { changes: changes.join(", ") });
   $("suggestion-apply").onclick = () => {
     state.tiles = tilesFromRequest(s.request, reading);
     box.hidden = true;
@@ -763,6 +763,7 @@ function renderSuggestion(reading) {
 }
 
 function renderReading(reading, image) {
+  state.lastReading = { reading, image };
   $("reading").hidden = false;
   renderSuggestion(reading);
   const img = $("annotated");
@@ -776,8 +777,8 @@ function renderReading(reading, image) {
     code.textContent = w.code;
     const advice = document.createElement("span");
     advice.className = "advice";
-    advice.textContent = w.advice;
-    li.append(code, " " + w.message, advice);
+    advice.textContent = adviceText(w);
+    li.append(code, " " + warningText(w), advice);
     list.append(li);
   }
 }
@@ -785,9 +786,10 @@ function renderReading(reading, image) {
 /** The score; ``byPlayer``: the deltas by player of a table's hand (the result's are by seat,
  * seat 0 being the player ``state.shownDealer``). */
 function renderScore(result, byPlayer) {
+  state.lastScore = { result, byPlayer };
   $("result").hidden = false;
   const verdict = $("verdict");
-  verdict.textContent = result.message;
+  verdict.textContent = verdictText(result);
   verdict.classList.toggle("invalid", !result.valid || result.reason !== "ok");
   const winner = Number($("winner").value);
   const deltas = $("deltas");
@@ -804,7 +806,7 @@ function renderScore(result, byPlayer) {
     delta.textContent = (d > 0 ? "+" : "") + d;
     const tag = document.createElement("div");
     tag.className = "tag";
-    tag.textContent = seat === winner ? "winner" : "";
+    tag.textContent = seat === winner ? t("winner_tag") : "";
     card.append(name, delta, tag);
     deltas.append(card);
   });
@@ -812,7 +814,7 @@ function renderScore(result, byPlayer) {
   patterns.replaceChildren();
   for (const p of result.patterns) {
     const li = document.createElement("li");
-    li.textContent = `${p.name}: ${p.value} ${p.unit}`;
+    li.textContent = patternText(p);
     patterns.append(li);
   }
   const items = $("items");
@@ -827,9 +829,10 @@ function renderScore(result, byPlayer) {
     amount.textContent = item.amount;
     const group = document.createElement("span");
     group.className = "group";
-    group.textContent = item.group;
+    group.textContent = groupText(item.group);
     const who = (s) => seatName(state.table ? (s + state.shownDealer) % 4 : s);
-    li.append(`${who(item.payer)} → ${who(item.payee)}: `, amount, ` ${item.text}`, group);
+    li.title = item.text;
+    li.append(`${who(item.payer)} → ${who(item.payee)}: `, amount, ` ${itemText(item)}`, group);
     items.append(li);
   }
   const warnings = $("score-warnings");
@@ -846,18 +849,41 @@ function renderScore(result, byPlayer) {
 function fillTable(meta) {
   const city = $("city");
   const saved = localStorage.getItem("hupai.city");
-  for (const c of meta.cities) city.append(option(c.name, c.title, c.name === saved));
-  for (const w of meta.win_methods) $("win").append(option(w, WIN_NAMES[w] || w, w === "self_draw"));
+  for (const c of meta.cities) city.append(option(c.name, cityTitle(c), c.name === saved));
+  for (const w of meta.win_methods) $("win").append(option(w, winText(w), w === "self_draw"));
+  for (const k of Object.keys(MELD_SIZE)) $("meld-kind").append(option(k, meldText(k), k === "chow"));
   for (const sel of document.querySelectorAll("select[data-seat]")) {
     for (const s of [0, 1, 2, 3]) sel.append(option(String(s), seatName(s), false));
   }
   $("discarder").value = "1";
-  for (const [i, name] of meta.seats.entries()) {
-    $("round_wind").append(option(`${i + 1}z`, `${name} ${HONORS[i]}`, i === 0));
+  for (const i of meta.seats.keys()) $("round_wind").append(option(`${i + 1}z`, windText(i), i === 0));
+}
+
+/** Redraw what the page drew in the other language, keeping the hand and the score as they
+ * are (i18n.js calls it). */
+function redraw() {
+  if (!state.meta) return;
+  for (const o of $("city").options) o.textContent = cityTitle(state.meta.cities.find((c) => c.name === o.value));
+  for (const o of $("win").options) o.textContent = winText(o.value);
+  for (const o of $("meld-kind").options) o.textContent = meldText(o.value);
+  for (const o of $("round_wind").options) o.textContent = windText(Number(o.value[0]) - 1);
+  for (const sel of document.querySelectorAll("select[data-seat]")) {
+    for (const o of sel.options) if (o.value !== "") o.textContent = seatName(Number(o.value));
   }
+  for (const el of document.querySelectorAll("[data-field]")) el.textContent = fieldLabel(el.dataset.field);
+  for (const c of document.querySelectorAll("#picker-grid .chip")) {
+    c.setAttribute("aria-label", t("pick", { tile: tileName(c.dataset.tile) }));
+    c.title = tileName(c.dataset.tile);
+  }
+  renderTiles();
+  if (state.lastReading && !$("reading").hidden) renderReading(state.lastReading.reading, state.lastReading.image);
+  if (state.lastScore && !$("result").hidden) renderScore(state.lastScore.result, state.lastScore.byPlayer);
+  if (typeof redrawTable === "function") redrawTable();
 }
 
 async function start() {
+  applyStaticText();
+  $("lang").addEventListener("click", () => setLanguage(LANG === "zh" ? "en" : "zh"));
   buildPicker();
   try {
     state.meta = await api("/v1/cities");

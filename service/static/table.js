@@ -22,7 +22,8 @@ function playerLabel(player) {
   const v = game.view;
   if (!v) return String(player);
   const dealer = currentSeating().dealer;
-  return `${v.players[player]}${player === dealer ? " (deals)" : ""}`;
+  const deals = LANG === "zh" ? "（庄）" : ` (${t("deals")})`;
+  return `${v.players[player]}${player === dealer ? deals : ""}`;
 }
 
 /** The seating of the hand being scored: the next hand's, or the edited hand's. */
@@ -34,8 +35,8 @@ function currentSeating() {
   return game.view.next;
 }
 
-function windName(seating) {
-  return `${seating.round_wind_name} round, deal ${seating.deal}`;
+function windOf(seating) {
+  return windText(Number(String(seating.round_wind)[0]) - 1);
 }
 
 // -- the table's view -------------------------------------------------------------------------
@@ -84,9 +85,9 @@ function showTable(view) {
   state.table = view;
   $("game-none").hidden = true;
   $("game-on").hidden = false;
-  $("game-name").textContent = view.name || "Game";
+  $("game-name").textContent = view.name || t("game");
   const city = state.meta.cities.find((c) => c.name === view.city);
-  $("game-city").textContent = city ? city.title : view.city;
+  $("game-city").textContent = city ? cityTitle(city) : view.city;
   renderTotals(view);
   renderHands(view);
   const writable = view.access === "write";
@@ -131,15 +132,16 @@ function renderTotals(view) {
     box.append(card);
   });
   const next = view.next;
-  const streak = next.dealer_streak > 1 ? `, streak ${next.dealer_streak}` : "";
-  $("game-next").textContent = `Next: ${windName(next)} — ${next.dealer_name} deals${streak}`;
+  const streak = next.dealer_streak > 1 ? t("streak", { n: next.dealer_streak }) : "";
+  $("game-next").textContent =
+    t("next", { wind: windOf(next), deal: next.deal, dealer: next.dealer_name }) + streak;
 }
 
 function describeHand(h) {
-  if (h.kind === "draw") return "Draw";
-  const how = WIN_NAMES[h.win] || h.win || "";
-  const from = h.discarder_name ? ` from ${h.discarder_name}` : "";
-  return `${h.winner_name} won (${how}${from})`;
+  if (h.kind === "draw") return t("draw");
+  const how = winText(h.win || "");
+  if (h.discarder_name) return t("won_from", { who: h.winner_name, how, from: h.discarder_name });
+  return t("won", { who: h.winner_name, how });
 }
 
 function renderHands(view) {
@@ -153,7 +155,7 @@ function renderHands(view) {
     const where = document.createElement("span");
     where.className = "where";
     const s = h.seating || {};
-    where.textContent = `#${i + 1} · ${s.round_wind_name} ${s.deal} · ${s.dealer_name} deals`;
+    where.textContent = `#${i + 1} · ${t("round_deal", { wind: windOf(s), deal: s.deal, dealer: s.dealer_name })}`;
     const what = document.createElement("span");
     what.className = "what";
     what.textContent = describeHand(h);
@@ -201,7 +203,9 @@ function fillDealerChoice() {
   const sel = $("nt-dealer");
   const keep = sel.value || "0";
   sel.replaceChildren(
-    ...[0, 1, 2, 3].map((i) => option(String(i), $(`nt-p${i}`).value.trim() || `Player ${i + 1}`, String(i) === keep)),
+    ...[0, 1, 2, 3].map((i) =>
+      option(String(i), $(`nt-p${i}`).value.trim() || t("player_n", { n: i + 1 }), String(i) === keep),
+    ),
   );
 }
 
@@ -237,7 +241,7 @@ async function createTable(event) {
     localStorage.setItem(TABLE_KEY, view.write_token);
     history.replaceState(null, "", `#table=${view.write_token}`);
     showTable(view);
-    setStatus(`Table started: ${view.players.join(", ")}.`);
+    setStatus(t("table_started", { players: view.players.join(", ") }));
   } catch (err) {
     const box = $("nt-error");
     box.textContent = err.message || String(err);
@@ -265,7 +269,7 @@ function tableEntry() {
 
 async function tableReadPhoto(file) {
   showError(null);
-  setStatus("Reading the tiles…", true);
+  setStatus(t("reading_tiles"), true);
   const form = new FormData();
   form.append("photo", file, file.name || "photo.jpg");
   form.append("city", game.view.city);
@@ -280,7 +284,7 @@ async function tableReadPhoto(file) {
     updateMeldSeats();
     renderReading(body.reading, body.annotated_image);
     renderTiles();
-    setStatus(`Read ${body.reading.detections.class_id.length} tiles.`);
+    setStatus(t("read_n_short", { n: body.reading.detections.class_id.length }));
     $("to-table").hidden = game.view.access !== "write";
     tablePreview();
   } catch (err) {
@@ -293,7 +297,7 @@ async function tableReadPhoto(file) {
 async function tablePreview() {
   const seq = ++state.seq;
   const number = game.editing ? `?number=${game.editing.number}` : "";
-  setStatus("Scoring…", true);
+  setStatus(t("scoring"), true);
   try {
     const body = await api(`/v1/tables/${game.token}/preview${number}`, {
       method: "POST",
@@ -318,7 +322,7 @@ async function tablePreview() {
 
 async function addHand() {
   const entry = tableEntry();
-  setStatus("Adding the hand…", true);
+  setStatus(t("adding"), true);
   try {
     let body;
     if (game.photo) {
@@ -335,7 +339,7 @@ async function addHand() {
     }
     await refreshTable();
     clearHand();
-    setStatus(`Hand added: ${describeHand(body.hand)}.`);
+    setStatus(t("hand_added", { what: describeHand(body.hand) }));
     $("game").scrollIntoView({ block: "start" }); // the new totals
   } catch (err) {
     setStatus("");
@@ -358,7 +362,7 @@ async function addDraw() {
     $("draw-box").hidden = true;
     $("draw-kong").checked = false;
     await refreshTable();
-    setStatus("Draw added.");
+    setStatus(t("draw_added"));
   } catch (err) {
     showError(err);
   }
@@ -398,7 +402,7 @@ function editHand(hand) {
   state.tiles = tilesFromRequest(e, null);
   state.alternatives = {};
   $("reading").hidden = true;
-  $("editing-note").textContent = `Fixing hand #${game.view.hands.indexOf(hand) + 1}; the hands after it are recomputed.`;
+  $("editing-note").textContent = t("fixing", { n: game.view.hands.indexOf(hand) + 1 });
   for (const id of ["editing-note", "table-save", "table-delete", "table-cancel"]) $(id).hidden = false;
   $("table-add").hidden = true;
   relabelSeats();
@@ -422,7 +426,7 @@ async function saveHand() {
     });
     await refreshTable();
     clearHand();
-    setStatus("Hand changed; the totals are recomputed.");
+    setStatus(t("hand_changed"));
   } catch (err) {
     showError(err);
     if (err.code === "stale") await refreshTable();
@@ -435,7 +439,7 @@ async function deleteHand() {
     await api(`/v1/tables/${game.token}/hands/${number}?revision=${revision}`, { method: "DELETE" });
     await refreshTable();
     clearHand();
-    setStatus("Hand deleted (Undo last change brings it back).");
+    setStatus(t("hand_deleted"));
   } catch (err) {
     showError(err);
   }
@@ -445,8 +449,14 @@ async function undoLast() {
   try {
     await api(`/v1/tables/${game.token}/undo`, { method: "POST" });
     await refreshTable();
-    setStatus("Undone.");
+    setStatus(t("undone"));
   } catch (err) {
     showError(err);
   }
+}
+
+/** The table's parts drawn in the page's language (i18n.js → app.js redraw). */
+function redrawTable() {
+  if (!game.view) return;
+  showTable(game.view);
 }

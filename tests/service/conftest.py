@@ -50,7 +50,8 @@ def hand_detections(hand: str = HAND, win: str = WIN, pung: str = PUNG) -> Detec
 
     for t in parse_tiles(hand):
         put(str(t))
-    put(win, gap=24)
+    if win:  # "": no tile set apart (the reading then assumes the last one)
+        put(win, gap=24)
     put(pung, gap=60)
     put(pung, sideways=True)
     put(pung)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,10 +39,15 @@ FLAGS = [
 
 
 @pytest.fixture(scope="module")
-def page_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def page_reader() -> FakeReader:
     # Guiyang, self-draw by seat 1: a plain hand is 1 point from each other seat; with the
     # exposed pung turned from 7p into 7m the hand is pure characters, 10 points.
-    reader = FakeReader(hand_detections("123456789m5m", "5m", "7p"))
+    return FakeReader(hand_detections("123456789m5m", "5m", "7p"))
+
+
+@pytest.fixture(scope="module")
+def page_url(tmp_path_factory: pytest.TempPathFactory, page_reader: FakeReader) -> Iterator[str]:
+    reader = page_reader
     database = f"sqlite:///{tmp_path_factory.mktemp('db') / 'tables.sqlite3'}"
     app = create_app(Settings(_env_file=None, database_url=database))  # type: ignore[call-arg]
     app.dependency_overrides[get_reader] = lambda: reader
@@ -56,12 +62,14 @@ def page(page_url: str, tmp_path: Path) -> Iterator[Any]:
 
 
 @contextmanager
-def browser_page(url: str) -> Iterator[Any]:
+def browser_page(url: str, locale: str = "en-US") -> Iterator[Any]:
     """A phone-sized page at ``url`` in headless Chromium, ready; fails on a script error or
     a Content-Security-Policy violation."""
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+        context = browser.new_context(
+            viewport={"width": 390, "height": 844}, has_touch=True, locale=locale
+        )
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
@@ -252,3 +260,113 @@ def test_the_table_is_reopened_from_this_phone(page: Any, tmp_path: Path) -> Non
     page.wait_for_selector("body[data-ready='1']")
     sync_api.expect(page.locator("#game-on")).to_be_visible()
     assert page.locator("#city").is_disabled()
+
+
+# -- languages, glyphs, tile pictures ------------------------------------------------------------
+CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def fonts_with(char: str) -> set[str]:
+    """The font families fontconfig says hold a glyph for ``char``."""
+    out = subprocess.run(
+        ["fc-list", f":charset={ord(char):x}", "family"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    return {name.strip() for line in out.splitlines() for name in line.split(",")}
+
+
+def assert_glyphs_drawn(page: Any, selector: str) -> None:
+    """Every Chinese character in the element is drawn by a font that has it — not by a
+    Latin font's empty box (what Chromium does when no installed font covers it)."""
+    text = page.locator(selector).first.inner_text()
+    chars = CJK.findall(text)
+    assert chars, f"{selector}: no Chinese text in {text!r}"
+    capable = set.intersection(*(fonts_with(c) for c in set(chars)))
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+    node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+    fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+    drawn = sum(f["glyphCount"] for f in fonts if f["familyName"] in capable)
+    assert drawn >= len(chars), f"{selector} {text!r}: drawn with {fonts}, CJK fonts {capable}"
+
+
+@pytest.fixture(scope="module")
+def cjk_font() -> None:
+    if shutil.which("fc-list") is None or not fonts_with("胡"):
+        pytest.skip("no CJK font installed (the Makefile installs fonts-wqy-microhei)")
+
+
+@pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
+def test_chinese_text_is_drawn_with_a_cjk_font_in_both_languages(
+    cjk_font: None, page_url: str, tmp_path: Path, locale: str
+) -> None:
+    with browser_page(page_url + "/", locale=locale) as page:
+        upload_for_seat_1(page, tmp_path)
+        assert_glyphs_drawn(page, "header h1 span")  # 胡牌, in either language
+        if locale == "zh-CN":
+            for selector in ("header p", "#table-title", "#verdict", "#patterns li", "#game-start"):
+                assert_glyphs_drawn(page, selector)
+
+
+def test_the_language_follows_the_browser_and_the_choice_is_remembered(page_url: str) -> None:
+    with browser_page(page_url + "/", locale="zh-CN") as page:
+        assert page.locator("html").get_attribute("lang") == "zh-CN"
+        assert page.locator("#table-title").inner_text() == "本局"
+        page.click("#lang")  # to English
+        assert page.locator("#table-title").inner_text() == "Table"
+        page.reload()
+        page.wait_for_selector("body[data-ready='1']")
+        assert page.locator("#table-title").inner_text() == "Table"
+
+
+def test_switching_language_keeps_the_hand_and_translates_the_score(
+    page: Any, tmp_path: Path
+) -> None:
+    upload_for_seat_1(page, tmp_path)
+    page.click("#lang")
+    sync_api.expect(page.locator("#verdict")).to_have_text("胡牌！")
+    assert page.locator("#patterns li").first.inner_text() == "平胡: 1 分"
+    assert page.locator("#hand .chip:not(.add)").count() == 11
+    assert deltas(page) == ["-1", "+3", "-1", "-1"]
+
+
+def test_errors_are_translated_by_their_code(page_url: str, tmp_path: Path) -> None:
+    with browser_page(page_url + "/", locale="zh-CN") as page:
+        upload_for_seat_1(page, tmp_path)
+        page.locator("#hand .chip:not(.add)").first.click()
+        page.locator("#picker-grid .chip[data-tile='1z']").click()  # no honors in Guiyang
+        page.wait_for_selector("#error:not([hidden])")
+        assert page.locator("#error .message").inner_text().startswith("牌或设置有误")
+        assert "1z" in page.locator("#error .detail").inner_text()  # the API's own words
+
+
+def test_chips_show_the_tile_picture_with_its_notation(page: Any, tmp_path: Path) -> None:
+    upload_for_seat_1(page, tmp_path)
+    first = page.locator("#hand .chip:not(.add)").first
+    assert first.locator("img.face").get_attribute("src") == "/static/tiles/1m.svg"
+    assert first.locator(".code").inner_text() == "1m"
+    loaded = page.evaluate(
+        "() => [...document.querySelectorAll('#hand img.face')].every(i => i.naturalWidth > 0)"
+    )
+    assert loaded
+    page.locator("#hand .chip:not(.add)").first.click()
+    assert page.locator("#picker-grid img.face").count() == 42
+
+
+def test_command_line_advice_never_reaches_the_page(
+    page: Any, tmp_path: Path, page_reader: FakeReader
+) -> None:
+    saved = page_reader.det
+    # the winning tile not set apart: the reading assumes the last one and advises
+    page_reader.det = hand_detections("123456789m5m5m", "", "7p")
+    try:
+        upload_for_seat_1(page, tmp_path)
+    finally:
+        page_reader.det = saved
+    warnings = page.locator("#warnings").inner_text()
+    assert "win_tile_assumed" in warnings
+    assert "--" not in warnings and "Winning tile" in warnings

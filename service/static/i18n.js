@@ -1,0 +1,501 @@
+// hupai — the page's two languages, 简体中文 and English. The API speaks English with stable
+// codes; the page translates by code (errors, reading warnings, verdicts, patterns, items).
+// Chosen from the browser's language, switchable, remembered on this phone.
+"use strict";
+
+const LANG_KEY = "hupai.lang";
+
+const TEXT = {
+  en: {
+    title: "hupai — score a winning hand",
+    tagline: "Snap the winning hand, pick the city, get the score.",
+    switch_lang: "中文",
+    game_start: "Keep score for the whole game",
+    game: "Game",
+    record_draw: "Record a draw",
+    undo_last: "Undo last change",
+    share: "Share",
+    leave_table: "Leave this table",
+    drew_last: "Drew the last tile",
+    kong_declared: "A kong was declared",
+    add_draw: "Add the draw",
+    read_link: "Read-only link for the other players",
+    write_link: "Scoring link (another phone that adds hands)",
+    download_csv: "Download CSV",
+    download_json: "JSON",
+    hands: "Hands",
+    table: "Table",
+    city: "City",
+    win: "Win",
+    winner: "Winner",
+    discarded_by: "Discarded by",
+    round_wind: "Round wind",
+    last_tile: "Last tile of the wall",
+    first_turn: "First turn",
+    house_rules: "House rules (options)",
+    take_photo: "📷 Take or choose a photo",
+    manual: "No photo? Enter the tiles by hand",
+    shoot_tip:
+      "Hand in one row, winning tile a little apart at the right end, melds apart with the called tile sideways, the indicator or fishing tiles above the hand.",
+    what_was_read: "What was read",
+    use_it: "Use it",
+    tiles: "Tiles",
+    tap_to_fix: "tap one to fix it",
+    hand: "Hand",
+    melds: "Melds",
+    add_meld: "+ meld",
+    flowers: "Flowers",
+    indicator: "Indicator",
+    fishing: "Fishing tiles",
+    score: "Score",
+    settlement: "Settlement",
+    add_to_table: "Add this hand to the table",
+    save_changes: "Save the changes",
+    delete_hand: "Delete this hand",
+    cancel: "Cancel",
+    pick_tile: "Pick a tile",
+    likely: "Likely:",
+    winning_tile: "Winning tile",
+    remove: "Remove",
+    done: "Done",
+    new_table: "A new table",
+    new_table_tip: "City and house rules are taken from the form above.",
+    game_name: "Name of the game",
+    player_1: "Player 1 (East at the start)",
+    player_2: "Player 2 (plays after 1)",
+    player_3: "Player 3",
+    player_4: "Player 4",
+    deals_first: "Deals first",
+    starting_points: "Starting points",
+    rate: "Money per point",
+    rate_none: "none",
+    after_other_wins: "After another player wins",
+    seed_default: "the seed's default",
+    next_deals: "the next player deals",
+    winner_deals: "the winner deals",
+    start: "Start",
+    footer: "rules from the city seeds; tile pictures: samoheen/mahjong-tiles (CC0); photos credited in the README",
+    // dynamic
+    dealer: "dealer",
+    deals: "deals",
+    winner_tag: "winner",
+    from: "from",
+    reading_tiles: "Reading the tiles…",
+    read_n: "Read {n} tiles in {s} s.",
+    read_n_short: "Read {n} tiles.",
+    scoring: "Scoring…",
+    add_tiles: "Add the tiles of the hand (tap +).",
+    unreachable: "The server cannot be reached; check the connection and try again.",
+    server_answered: "The server answered {status}.",
+    suggestion: "Not a winning hand as read. Reading {changes} would make it one.",
+    next: "Next: {wind} round, deal {deal} — {dealer} deals",
+    streak: ", streak {n}",
+    round_deal: "{wind} {deal} · {dealer} deals",
+    draw: "Draw",
+    won: "{who} won ({how})",
+    won_from: "{who} won ({how} from {from})",
+    table_started: "Table started: {players}.",
+    adding: "Adding the hand…",
+    hand_added: "Hand added: {what}.",
+    draw_added: "Draw added.",
+    hand_changed: "Hand changed; the totals are recomputed.",
+    hand_deleted: "Hand deleted (Undo last change brings it back).",
+    undone: "Undone.",
+    fixing: "Fixing hand #{n}; the hands after it are recomputed.",
+    player_n: "Player {n}",
+    tile_n: "{row} tile {n}",
+    pick: "pick {tile}",
+    add_a: "add a {row} tile",
+    meld_n: "meld {n}",
+    error_field: "({field})",
+  },
+  zh: {
+    title: "胡牌 — 拍照算分",
+    tagline: "拍下胡牌的手牌，选城市，马上算分。",
+    switch_lang: "English",
+    game_start: "记录整局比赛的分数",
+    game: "牌局",
+    record_draw: "记录流局",
+    undo_last: "撤销上一步",
+    share: "分享",
+    leave_table: "离开这桌",
+    drew_last: "摸最后一张牌的人",
+    kong_declared: "本局有人开杠",
+    add_draw: "记下流局",
+    read_link: "给其他玩家的只读链接",
+    write_link: "记分链接（另一部手机也能加牌局）",
+    download_csv: "下载 CSV",
+    download_json: "JSON",
+    hands: "牌局记录",
+    table: "本局",
+    city: "城市",
+    win: "胡法",
+    winner: "胡牌者",
+    discarded_by: "放炮者",
+    round_wind: "圈风",
+    last_tile: "最后一张牌（海底）",
+    first_turn: "第一巡",
+    house_rules: "规则选项",
+    take_photo: "📷 拍照或选择照片",
+    manual: "没有照片？手动输入牌",
+    shoot_tip: "手牌排成一行，胡的那张牌放在最右边稍微分开；副露分开摆，吃碰的那张横放；翻开的精牌、搭牌或钓鱼牌放在手牌上方。",
+    what_was_read: "识别结果",
+    use_it: "采用",
+    tiles: "牌",
+    tap_to_fix: "点一张牌可以修改",
+    hand: "手牌",
+    melds: "副露",
+    add_meld: "+ 副露",
+    flowers: "花牌",
+    indicator: "翻牌（指示牌）",
+    fishing: "钓鱼牌",
+    score: "得分",
+    settlement: "结算",
+    add_to_table: "把这一局记入牌局",
+    save_changes: "保存修改",
+    delete_hand: "删除这一局",
+    cancel: "取消",
+    pick_tile: "选一张牌",
+    likely: "可能是：",
+    winning_tile: "胡的牌",
+    remove: "删除",
+    done: "完成",
+    new_table: "开一桌",
+    new_table_tip: "城市和规则选项取自上面的表单。",
+    game_name: "牌局名称",
+    player_1: "玩家 1（开局坐东）",
+    player_2: "玩家 2（在 1 的下家）",
+    player_3: "玩家 3",
+    player_4: "玩家 4",
+    deals_first: "首局庄家",
+    starting_points: "起始分",
+    rate: "每分金额",
+    rate_none: "不计",
+    after_other_wins: "闲家胡牌后",
+    seed_default: "按规则默认",
+    next_deals: "下家坐庄",
+    winner_deals: "胡牌者坐庄",
+    start: "开始",
+    footer: "规则依据各城市规则文本；牌面图：samoheen/mahjong-tiles（CC0）；照片来源见 README",
+    dealer: "庄",
+    deals: "坐庄",
+    winner_tag: "胡牌",
+    from: "来自",
+    reading_tiles: "正在识别牌…",
+    read_n: "识别了 {n} 张牌，用时 {s} 秒。",
+    read_n_short: "识别了 {n} 张牌。",
+    scoring: "正在算分…",
+    add_tiles: "请添加手牌（点 +）。",
+    unreachable: "连不上服务器，请检查网络后重试。",
+    server_answered: "服务器返回 {status}。",
+    suggestion: "按识别结果不是胡牌。若把 {changes}，就是胡牌。",
+    next: "下一局：{wind}风圈第 {deal} 局 — {dealer} 坐庄",
+    streak: "，连庄 {n}",
+    round_deal: "{wind}风 {deal} · {dealer} 坐庄",
+    draw: "流局",
+    won: "{who} 胡牌（{how}）",
+    won_from: "{who} 胡牌（{how}，{from} 放炮）",
+    table_started: "已开桌：{players}。",
+    adding: "正在记入…",
+    hand_added: "已记入：{what}。",
+    draw_added: "已记下流局。",
+    hand_changed: "已修改，总分已重新计算。",
+    hand_deleted: "已删除（“撤销上一步”可以恢复）。",
+    undone: "已撤销。",
+    fixing: "正在修改第 {n} 局；之后的各局会重新计算。",
+    player_n: "玩家 {n}",
+    tile_n: "{row}第 {n} 张",
+    pick: "选 {tile}",
+    add_a: "添加{row}",
+    meld_n: "副露 {n}",
+    error_field: "（{field}）",
+  },
+};
+
+const WIN_TEXT = {
+  en: { self_draw: "self-draw", discard: "on a discard", robbed_kong: "robbing a kong", kong_replacement: "kong replacement" },
+  zh: { self_draw: "自摸", discard: "点炮", robbed_kong: "抢杠", kong_replacement: "杠上开花" },
+};
+const WIND_TEXT = { en: ["East", "South", "West", "North"], zh: ["东", "南", "西", "北"] };
+const MELD_TEXT = {
+  en: { chow: "chow", pung: "pung", kong: "kong", concealed_kong: "concealed kong", added_kong: "added kong" },
+  zh: { chow: "吃", pung: "碰", kong: "明杠", concealed_kong: "暗杠", added_kong: "补杠" },
+};
+const UNIT_TEXT = { en: { points: "points", tai: "tai", x: "×" }, zh: { points: "分", tai: "台", x: "倍" } };
+const GROUP_TEXT = { en: { hand: "hand", instant: "instant" }, zh: { hand: "胡牌", instant: "即时" } };
+
+// Errors by the API's stable code (the page never shows the English message alone in Chinese).
+const ERROR_TEXT = {
+  en: {
+    no_tiles: "No tiles were found in the photo.",
+    unscorable_reading: "The tiles as read cannot be scored.",
+    invalid_request: "Something in the hand needs fixing.",
+    too_large: "The photo is too large.",
+    too_many_pixels: "The photo has too many pixels.",
+    empty_photo: "The photo file is empty.",
+    damaged_photo: "The photo could not be opened (damaged or cut short).",
+    photo_too_small: "The photo is too small to read.",
+    unsupported_media_type: "That file is not a photo hupai can read.",
+    busy: "The server is busy reading other photos; try again in a moment.",
+    not_ready: "The server is still starting; try again shortly.",
+    not_found: "Not found (check the link).",
+    read_only: "This is the table's read-only link; changes need the scoring link.",
+    stale: "Someone changed this hand meanwhile; it was reloaded — make your change again.",
+    internal_error: "Something went wrong on the server; nothing was changed.",
+  },
+  zh: {
+    no_tiles: "照片里没有找到牌。",
+    unscorable_reading: "按识别出的牌无法算分。",
+    invalid_request: "牌或设置有误，需要修改。",
+    too_large: "照片太大了。",
+    too_many_pixels: "照片像素太多了。",
+    empty_photo: "照片文件是空的。",
+    damaged_photo: "照片打不开（文件损坏或不完整）。",
+    photo_too_small: "照片太小，无法识别。",
+    unsupported_media_type: "这个文件不是可以识别的照片。",
+    busy: "服务器正忙于识别其他照片，请稍后再试。",
+    not_ready: "服务器还在启动，请稍后再试。",
+    not_found: "找不到（请检查链接）。",
+    read_only: "这是只读链接；修改需要记分链接。",
+    stale: "这一局刚被别人改过，已重新载入——请再改一次。",
+    internal_error: "服务器出错了；什么都没有改动。",
+  },
+};
+// Advice for the reading's warnings, written for the page (no command-line options).
+const ADVICE_TEXT = {
+  en: {
+    no_tiles: "Photograph the hand from closer, in good light, tiles face up.",
+    too_many_copies: "A tile was probably misread: check the marked tiles and tap one to fix it.",
+    tile_count: "Make sure every tile is in the picture and the melds are apart; reshoot closer if the tiles are small.",
+    low_confidence: "Check the marked tiles; reshoot closer, in even light, without glare.",
+    cut_by_border: "Step back or reframe so that every tile is whole in the picture.",
+    tiles_small: "Reshoot closer: the tiles fill too little of the photo.",
+    win_tile_assumed: "Set the winning tile a little apart at the right end of the hand, or tap it and choose “Winning tile”.",
+    win_tile_not_in_hand: "The winning tile is not among the hand's tiles; tap the right tile and choose “Winning tile”.",
+    unreadable_meld: "Lay each meld apart from the others with its called tile sideways, or fix the meld below.",
+    concealed_kong_unknown: "Turn two tiles of the concealed kong face up (the inner two), or set its tile below.",
+    unplaced_tiles: "Keep only the winning hand, its melds, flowers and the indicator or fishing tiles in the picture.",
+  },
+  zh: {
+    no_tiles: "请离近一些、在光线好的地方拍，牌面朝上。",
+    too_many_copies: "可能有牌认错了：检查标出的牌，点一下就能改。",
+    tile_count: "确认所有牌都在照片里、副露分开摆；牌太小就离近重拍。",
+    low_confidence: "检查标出的牌；离近一些、光线均匀、避免反光重拍。",
+    cut_by_border: "退后一点或调整取景，让每张牌都完整地在照片里。",
+    tiles_small: "离近重拍：牌在照片里太小了。",
+    win_tile_assumed: "把胡的那张牌放在手牌最右边稍微分开；或者点那张牌选“胡的牌”。",
+    win_tile_not_in_hand: "胡的牌不在手牌里；点正确的那张牌选“胡的牌”。",
+    unreadable_meld: "每组副露分开摆、吃碰的那张横放；或者在下面修改副露。",
+    concealed_kong_unknown: "暗杠翻开中间两张；或者在下面设置暗杠的牌。",
+    unplaced_tiles: "照片里只留胡牌的手牌、副露、花牌和翻牌或钓鱼牌。",
+  },
+};
+const WARNING_TEXT = {
+  zh: {
+    no_tiles: "没有找到牌",
+    too_many_copies: "某种牌超过 4 张",
+    tile_count: "手牌张数不对",
+    low_confidence: "有的牌没把握",
+    cut_by_border: "有的牌被照片边缘切掉了",
+    tiles_small: "牌太小",
+    win_tile_assumed: "没有单独放出胡的牌，取了最后一张",
+    win_tile_not_in_hand: "胡的牌不在手牌里",
+    unreadable_meld: "有副露认不出",
+    concealed_kong_unknown: "暗杠的牌看不到",
+    unplaced_tiles: "有的牌不在手牌、副露或翻牌的位置上",
+  },
+};
+const REASON_TEXT = {
+  en: {
+    ok: "A winning hand.",
+    not_a_winning_hand: "Not a winning hand.",
+    below_minimum: "Below the minimum to win.",
+    needs_kong_to_win_on_discard: "Winning on a discard needs a kong or more than the plain win.",
+    sealed_player_cannot_win: "The sealed player cannot win this hand.",
+    baida_cannot_be_claimed: "A baida tile cannot be claimed.",
+  },
+  zh: {
+    ok: "胡牌！",
+    not_a_winning_hand: "不是胡牌。",
+    below_minimum: "没有达到起胡分。",
+    needs_kong_to_win_on_discard: "点炮胡需要有杠（豆）或超过平胡。",
+    sealed_player_cannot_win: "被封胡的玩家不能胡这一局。",
+    baida_cannot_be_claimed: "百搭不能吃碰。",
+  },
+};
+const PATTERN_ZH = { base: "底分", hand_points: "手牌分值", lucky_catch: "钓鱼" };
+const ITEM_ZH = {
+  hand: "胡牌",
+  win: "胡牌",
+  self_draw: "自摸",
+  exposed_kong: "明杠",
+  concealed_kong: "暗杠",
+  added_kong: "补杠",
+  kong: "杠",
+  chicken: "鸡",
+  rushing_chicken: "冲锋鸡",
+  responsibility_chicken: "责任鸡",
+  yellow_tile: "黄牌（流局）",
+  spirits: "精",
+  virtuous_bonus: "德国奖励",
+  paozi: "炮子",
+};
+// The city's own request fields, by name.
+const FIELD_ZH = {
+  fishing: "钓鱼牌",
+  indicator: "翻牌",
+  sealed: "封胡",
+  seat: "座位",
+  by: "封胡者",
+  hand_points: "手牌分值",
+  spirits: "精",
+  primary: "正精",
+  secondary: "副精",
+  kongs: "杠",
+  contract: "三摊承包",
+  dealer_streak: "连庄",
+  chickens: "手里的鸡",
+  responsibility: "责任鸡",
+  rushing_chicken: "冲锋鸡",
+  ready: "听牌的玩家",
+  paozi: "炮子",
+  kind: "种类",
+  tile: "牌",
+  fed_by: "供牌者",
+  discarder: "放杠者",
+};
+
+const SUIT_ZH = { m: "万", p: "筒", s: "条" };
+const RANK_ZH = ["一", "二", "三", "四", "五", "六", "七", "八", "九"];
+const HONOR_ZH = ["东风", "南风", "西风", "北风", "白板", "发财", "红中"];
+const FLOWER_ZH = ["梅", "兰", "菊", "竹", "春", "夏", "秋", "冬"];
+const SUIT_EN = { m: "characters", p: "dots", s: "bamboo" };
+const HONOR_EN = ["East", "South", "West", "North", "White dragon", "Green dragon", "Red dragon"];
+const FLOWER_EN = ["plum", "orchid", "chrysanthemum", "bamboo", "spring", "summer", "autumn", "winter"];
+
+let LANG = chooseLanguage();
+
+function chooseLanguage() {
+  const saved = localStorage.getItem(LANG_KEY);
+  if (saved === "zh" || saved === "en") return saved;
+  const wanted = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || "en"];
+  for (const tag of wanted) {
+    const lower = String(tag).toLowerCase();
+    if (lower.startsWith("zh")) return "zh";
+    if (lower.startsWith("en")) return "en";
+  }
+  return "en";
+}
+
+function t(key, vars) {
+  let text = (TEXT[LANG] && TEXT[LANG][key]) || TEXT.en[key] || key;
+  for (const [k, v] of Object.entries(vars || {})) text = text.split(`{${k}}`).join(String(v));
+  return text;
+}
+
+const CJK = /[\u3400-\u9fff\uf900-\ufaff]+(?:[\s·:：]*[\u3400-\u9fff\uf900-\ufaff]+)*/;
+
+/** The Chinese part of an API name ("Pure suit 清一色" → "清一色"), or null. */
+function chinesePart(text) {
+  const m = CJK.exec(String(text || ""));
+  return m ? m[0] : null;
+}
+
+/** The English part ("Pure suit 清一色" → "Pure suit"). */
+function englishPart(text) {
+  const s = String(text || "").replace(/[\u3400-\u9fff\uf900-\ufaff]+/g, "").replace(/\s+/g, " ").trim();
+  return s.replace(/\s+([,:)])/g, "$1") || String(text || "");
+}
+
+function tileName(tile) {
+  const rank = Number(tile[0]);
+  const suit = tile[1];
+  if (LANG === "zh") {
+    if (suit === "z") return HONOR_ZH[rank - 1] || tile;
+    if (suit === "f") return FLOWER_ZH[rank - 1] || tile;
+    return `${RANK_ZH[rank - 1]}${SUIT_ZH[suit]}`;
+  }
+  if (suit === "z") return HONOR_EN[rank - 1] || tile;
+  if (suit === "f") return FLOWER_EN[rank - 1] || tile;
+  return `${rank} ${SUIT_EN[suit]}`;
+}
+
+function winText(method) {
+  return WIN_TEXT[LANG][method] || method;
+}
+
+function windText(index) {
+  return WIND_TEXT[LANG][index] || String(index);
+}
+
+function meldText(kind) {
+  return MELD_TEXT[LANG][kind] || kind;
+}
+
+function cityTitle(city) {
+  if (!city) return "";
+  return (LANG === "zh" ? chinesePart(city.title) : englishPart(city.title)) || city.title || city.name;
+}
+
+function patternText(p) {
+  const unit = UNIT_TEXT[LANG][p.unit] || p.unit;
+  const name = LANG === "zh" ? PATTERN_ZH[p.code] || chinesePart(p.name) || p.name : englishPart(p.name);
+  return p.unit === "x" ? `${name}: ×${p.value}` : `${name}: ${p.value} ${unit}`;
+}
+
+function itemText(item) {
+  if (LANG !== "zh") return item.text;
+  return chinesePart(item.text) || ITEM_ZH[item.reason] || item.reason;
+}
+
+function groupText(group) {
+  return GROUP_TEXT[LANG][group] || group;
+}
+
+function fieldLabel(name) {
+  return LANG === "zh" ? FIELD_ZH[name] || name.replace(/_/g, " ") : name.replace(/_/g, " ");
+}
+
+function verdictText(result) {
+  if (LANG === "zh") return REASON_TEXT.zh[result.reason] || result.message;
+  return result.message || REASON_TEXT.en[result.reason] || result.reason;
+}
+
+/** An API error as the player reads it: by code in Chinese (the English detail beneath). */
+function errorText(err) {
+  const byCode = err && err.code ? ERROR_TEXT[LANG][err.code] : null;
+  if (LANG === "zh" && byCode) {
+    const field = err.field ? t("error_field", { field: fieldLabel(err.field) }) : "";
+    return { message: byCode + field, detail: err.message || "" };
+  }
+  return { message: (err && err.message) || String(err), detail: "" };
+}
+
+function warningText(w) {
+  if (LANG === "zh") return (WARNING_TEXT.zh[w.code] || w.message) + "。";
+  return w.message;
+}
+
+function adviceText(w) {
+  const advice = ADVICE_TEXT[LANG][w.code];
+  if (advice) return advice;
+  // a code this page does not know yet: the server's advice, less any command-line option
+  return String(w.advice || "").replace(/\s*\([^)]*--[a-z-]+[^)]*\)/g, "").replace(/,? or give it\b[^.]*/g, "");
+}
+
+/** Static text: elements marked data-i18n (text), data-i18n-placeholder, data-i18n-aria. */
+function applyStaticText() {
+  document.documentElement.lang = LANG === "zh" ? "zh-CN" : "en";
+  document.title = t("title");
+  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const el of document.querySelectorAll("[data-i18n-placeholder]")) el.placeholder = t(el.dataset.i18nPlaceholder);
+  for (const el of document.querySelectorAll("[data-i18n-aria]")) el.setAttribute("aria-label", t(el.dataset.i18nAria));
+}
+
+/** Switch the language, remember it, and redraw (app.js's redraw keeps the hand as it is). */
+function setLanguage(lang) {
+  LANG = lang;
+  localStorage.setItem(LANG_KEY, lang);
+  applyStaticText();
+  if (typeof redraw === "function") redraw();
+}
