@@ -1,9 +1,9 @@
 """Ultralytics dataset layout: ``images/<split>/``, ``labels/<split>/``, ``data.yaml``,
 ``classes.txt``.
 
->>> print(data_yaml_text(Path("/d"), ["train", "val"], ("1m", "back")), end="")
+>>> print(data_yaml_text(["train", "val"], ("1m", "back")), end="")
 # hupai detector dataset; classes version 1
-path: /d
+# no 'path': readers take this file's folder, so the dataset can move
 train: images/train
 val: images/val
 nc: 2
@@ -30,8 +30,12 @@ def split_dirs(root: Path, split: str) -> tuple[Path, Path]:
     return images, labels
 
 
-def data_yaml_text(root: Path, splits: Sequence[str], names: Sequence[str] = CLASS_NAMES) -> str:
-    lines = [f"# hupai detector dataset; classes version {CLASSES_VERSION}", f"path: {root}"]
+def data_yaml_text(splits: Sequence[str], names: Sequence[str] = CLASS_NAMES) -> str:
+    """The dataset's ``data.yaml``: split folders relative to the file, classes by name."""
+    lines = [
+        f"# hupai detector dataset; classes version {CLASSES_VERSION}",
+        "# no 'path': readers take this file's folder, so the dataset can move",
+    ]
     lines += [f"{split}: images/{split}" for split in splits]
     lines += [f"nc: {len(names)}", "names:"]
     lines += [f"  {i}: {name}" for i, name in enumerate(names)]
@@ -39,7 +43,6 @@ def data_yaml_text(root: Path, splits: Sequence[str], names: Sequence[str] = CLA
 
 
 def write_dataset_files(root: Path, splits: Sequence[str]) -> None:
-    """Write ``data.yaml`` (absolute ``path``) and ``classes.txt`` for the splits present."""
-    root = root.resolve()
-    (root / "data.yaml").write_text(data_yaml_text(root, [s for s in SPLITS if s in splits]))
+    """Write ``data.yaml`` and ``classes.txt`` for the splits present."""
+    (root / "data.yaml").write_text(data_yaml_text([s for s in SPLITS if s in splits]))
     (root / "classes.txt").write_text("".join(name + "\n" for name in CLASS_NAMES))

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.classes import CLASS_NAMES, class_by_name
+from vision.classes import CLASS_NAMES
 from vision.detections import Detections
 from vision.metrics import SIZE_BINS, Boxes, Report, StageReport, evaluate
 
@@ -112,54 +112,20 @@ def load_truth(
     return Boxes.make(xyxy, classes)
 
 
-def hupai_class(name: str) -> int | None:
-    """hupai's class id for a dataset's class name: hupai's notation (``3s``, ``back``)
-    or the Roboflow set's codes (``sb3``, ``hwe``, ``bf1``); None when unknown."""
-    from datasets.roboflow import ROBOFLOW_TO_NOTATION
-
-    name = name.strip()
-    name = ROBOFLOW_TO_NOTATION.get(name, name)
-    try:
-        return class_by_name(name)
-    except ValueError:
-        return None
-
-
-def names_file(folder: Path, images_dir: Path) -> Path | None:
-    """The ``data.yaml`` or ``classes.txt`` that names a dataset's classes."""
-    for base in (images_dir, *images_dir.parents):
-        for name in ("data.yaml", "classes.txt"):
-            if (base / name).is_file():
-                return base / name
-        if base == folder or base == folder.parent:
-            break
-    return None
-
-
 def dataset_class_map(folder: Path, split: str | None = None) -> tuple[list[int] | None, str]:
     """(dataset class id → hupai class id, a note for the report). None: hupai's own order."""
-    from datasets.roboflow import read_class_names
+    from datasets.labels import LabelError
+    from datasets.names import class_map, find_names_file, read_names
 
     folder = folder.resolve()
     images_dir = _images_dir(folder, split) if folder.is_dir() else folder
-    source = names_file(folder, images_dir)
+    source = find_names_file(images_dir, folder)
     if source is None:
         return None, "warning: no data.yaml or classes.txt; class ids read in hupai's order"
-    if source.name == "classes.txt":
-        names = [n.strip() for n in source.read_text().splitlines() if n.strip()]
-    else:
-        try:
-            names = read_class_names(source)
-        except ValueError as exc:
-            raise DatasetError(f"{source}: {exc}") from None
-    mapped = [hupai_class(n) for n in names]
-    unknown = [n for n, c in zip(names, mapped, strict=True) if c is None]
-    if unknown:
-        raise DatasetError(
-            f"{source}: class names hupai does not know: {', '.join(unknown)} "
-            "(expected tile notation such as 3s, 7z, 1f, back, or the Roboflow set's codes)"
-        )
-    ids = [int(c) for c in mapped if c is not None]
+    try:
+        ids = class_map(read_names(source), str(source))
+    except LabelError as exc:
+        raise DatasetError(str(exc)) from None
     same = ids == list(range(len(ids)))
     return ids, f"classes by name from {source}" + ("" if same else " (reordered to hupai's)")
 
@@ -274,6 +240,7 @@ def run_crops(
     import csv
     from collections import Counter
 
+    from datasets.names import hupai_class
     from vision.detector import ImageError, load_image
     from vision.namer import REJECT, Namer, crop_box
 

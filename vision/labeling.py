@@ -760,7 +760,7 @@ class Outputs:
         rel = f"images/{name}"
         path = self.out / rel
         if path.is_symlink() or path.exists():
-            if mode == "link" and path.is_symlink() and os.readlink(path) == str(photo.resolve()):
+            if mode == "link" and path.is_symlink() and os.readlink(path) == _link_to(photo, path):
                 return mode
             if mode == "copy" and not path.is_symlink() and path.is_file():
                 st, ps = path.stat(), photo.stat()
@@ -781,7 +781,7 @@ class Outputs:
         tmp.unlink(missing_ok=True)
         if mode == "link":
             try:
-                os.symlink(photo.resolve(), tmp)
+                os.symlink(_link_to(photo, path), tmp)
             except OSError:
                 mode = "copy"  # no symlinks here (some file systems, Windows without rights)
         if mode == "copy":
@@ -790,6 +790,12 @@ class Outputs:
             shutil.copy2(photo, tmp)
         os.replace(tmp, path)
         return mode
+
+
+def _link_to(photo: Path, link: Path) -> str:
+    """A relative link target: the output folder and the photos can move together (to move
+    the output alone, label with ``--images copy``)."""
+    return os.path.relpath(photo.resolve(), link.parent.resolve())
 
 
 # -- the job ------------------------------------------------------------------------------
@@ -1085,8 +1091,8 @@ def _score_outcome(score: dict[str, Any]) -> str:
 
 
 def _data_yaml(out: Path) -> str:
-    lines = data_yaml_text(out.resolve(), []).splitlines()
-    at = next(k for k, line in enumerate(lines) if line.startswith("path:")) + 1
+    lines = data_yaml_text([]).splitlines()
+    at = next(k for k, line in enumerate(lines) if line.startswith("nc:"))
     lines[at:at] = [
         "train: images  # every labelled photo: split off a validation set before training",
         "val: images",

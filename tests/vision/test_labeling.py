@@ -102,8 +102,21 @@ def test_yolo_layout(labelled: dict[str, Any]) -> None:
     assert (out / "images/sub/hand1.jpg").resolve() == (photos / "sub/hand1.jpg").resolve()
     assert not (out / "images/broken.jpg").exists()
     yaml = (out / "data.yaml").read_text()
-    assert f"path: {out.resolve()}" in yaml and "\ntrain: images" in yaml and "nc: 43" in yaml
+    assert "\npath:" not in yaml and "\ntrain: images" in yaml and "nc: 43" in yaml
     assert (out / "classes.txt").read_text().splitlines() == list(CLASS_NAMES)
+
+
+def test_the_output_and_its_photos_move_together(labelled: dict[str, Any], tmp_path: Path) -> None:
+    import os
+    import shutil
+
+    out, photos = labelled["out"], labelled["photos"]
+    assert not os.path.isabs(os.readlink(out / "images/sub/hand1.jpg"))  # a relative link
+    assert out.parent == photos.parent
+    moved = tmp_path / "elsewhere"  # both folders moved (copied, links kept as links)
+    shutil.copytree(out.parent, moved, symlinks=True)
+    link = moved / out.name / "images/sub/hand1.jpg"
+    assert link.is_symlink() and link.resolve() == (moved / photos.name / "sub/hand1.jpg")
 
 
 def test_labelstudio_tasks_round_trip_to_the_yolo_labels(labelled: dict[str, Any]) -> None:
