@@ -28,6 +28,42 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     imp.add_argument("--overwrite", action="store_true", help="replace a dataset written before")
     imp.set_defaults(handler=_import_roboflow)
 
+    back = sub.add_parser(
+        "import",
+        help="bring corrected labels back (Label Studio export, COCO file, YOLO folder)",
+        description="Read a Label Studio export (JSON, JSON-MIN, or its YOLO / COCO export, "
+        "a folder or the downloaded zip), a COCO file or a YOLO folder, map its classes by "
+        "name, and write hupai's dataset layout (images/SPLIT, labels/SPLIT, data.yaml, "
+        "classes.txt) with import-report.json: tasks nobody annotated, photos not found, and "
+        "what people changed against the model's boxes. See docs/labeling.md.",
+    )
+    back.add_argument("source", type=Path, help="the export: a file, a folder or a zip")
+    back.add_argument("--out", type=Path, required=True, help="dataset folder to write")
+    back.add_argument(
+        "--images",
+        type=Path,
+        help="where the photos are, when the export does not hold them (Label Studio's JSON "
+        "export of local files or uploads): e.g. the hupai label output folder",
+    )
+    back.add_argument("--split", default="train", choices=("train", "val", "test"))
+    back.add_argument(
+        "--link", action="store_true", help="link the photos (relative links) instead of copying"
+    )
+    back.add_argument(
+        "--predictions",
+        type=Path,
+        help="the tasks hupai label wrote (labelstudio.json): compare the people's boxes with "
+        "the model's when the export lists predictions only by id",
+    )
+    back.add_argument(
+        "--keep-empty",
+        action="store_true",
+        help="keep photos with no box in a YOLO/COCO export (Label Studio writes unannotated "
+        "tasks that way, so they are skipped by default)",
+    )
+    back.add_argument("--overwrite", action="store_true", help="replace files already in --out")
+    back.set_defaults(handler=_import_labels)
+
     syn = sub.add_parser("synth", help="render synthetic hand photos with exact labels")
     syn.add_argument("--n", type=int, required=True, help="number of images")
     syn.add_argument("--seed", type=int, default=0, help="seed (image i is seeded by (seed, i))")
@@ -60,6 +96,60 @@ def _import_roboflow(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     print(report.summary())
     print(format_stats(write_stats(args.out)))
+    return 0
+
+
+def _import_labels(args: argparse.Namespace) -> int:
+    from datasets.importing import import_labels
+    from datasets.labels import LabelError
+    from hupai.cli import UserError
+
+    try:
+        report = import_labels(
+            args.source,
+            args.out,
+            images=args.images,
+            split=args.split,
+            link=args.link,
+            predictions=args.predictions,
+            overwrite=args.overwrite,
+            keep_empty=args.keep_empty,
+        )
+    except LabelError as exc:
+        raise UserError(str(exc)) from None
+    print(f"{args.source}: {report.format}; {report.classes}")
+    print(f"wrote {len(report.images)} photos, {report.boxes} boxes to {args.out}")
+    if report.not_annotated:
+        print(
+            f"not annotated (skipped): {len(report.not_annotated)}, e.g. {report.not_annotated[0]}"
+        )
+    if report.missing_photos:
+        print(
+            f"photos not found (skipped): {len(report.missing_photos)}, e.g. "
+            f"{report.missing_photos[0]} (give --images DIR)"
+        )
+    if report.empty:
+        print(
+            f"no boxes (skipped; --keep-empty keeps them): {len(report.empty)}, e.g. "
+            f"{report.empty[0]} — Label Studio's YOLO/COCO exports list unannotated tasks so"
+        )
+    if report.ambiguous:
+        print(
+            f"listed more than once (skipped): {', '.join(report.ambiguous[:5])} — Label "
+            "Studio's COCO export lists a task once per annotation; use its JSON export"
+        )
+    if report.changes is not None:
+        c = report.changes.to_dict()
+        print(
+            f"against the model: {c['images_changed']} of {c['images_compared']} photos "
+            f"changed; boxes kept {c['boxes_kept']}, added {c['boxes_added']}, removed "
+            f"{c['boxes_removed']}, renamed {c['boxes_renamed']}"
+        )
+        for r in c["renamed"][:10]:
+            print(f"  {r['from']} → {r['to']}: {r['count']}")
+    else:
+        print(report.predictions_note)
+    print(f"report: {args.out / 'import-report.json'}")
     return 0
 
 

@@ -81,3 +81,22 @@ def test_bad_files_are_errors_naming_the_entry(change: dict[str, object], messag
     }
     with pytest.raises(LabelError, match=message):
         coco_items(json.loads(json.dumps(data)))
+
+
+def test_the_reference_reader_pycocotools_reads_our_file(tmp_path: Path) -> None:
+    coco_api = pytest.importorskip("pycocotools.coco")
+    cocoeval = pytest.importorskip("pycocotools.cocoeval")
+    save_coco(tmp_path / "c.json", _items())
+    gt = coco_api.COCO(str(tmp_path / "c.json"))
+    assert len(gt.getImgIds()) == 2 and len(gt.getAnnIds()) == 2
+    names = [c["name"] for c in gt.loadCats(gt.getCatIds())]
+    assert names[5] == "6m" and names[-1] == "back"
+    (ann,) = gt.loadAnns(gt.getAnnIds(imgIds=[7]))[:1]
+    assert ann["bbox"] == [10.5, 20.25, 99.5, 139.75]
+    # the file scored against itself: every box found, AP 1
+    detections = [{**a, "score": 1.0} for a in gt.loadAnns(gt.getAnnIds())]
+    evaluation = cocoeval.COCOeval(gt, gt.loadRes(detections), "bbox")
+    evaluation.evaluate()
+    evaluation.accumulate()
+    precision = evaluation.eval["precision"][0, :, :, 0, -1]  # IoU 0.5, all areas, 100 dets
+    assert precision[precision > -1].min() > 0.999
