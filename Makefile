@@ -9,7 +9,7 @@ PORT ?= 8000
 # Installs are stamped with the pyproject.toml they came from, so a rerun is quick.
 STAMP := $(VENV)/.stamp-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: test lint typecheck pytest serve venv train-deps test-train clean-venv
+.PHONY: test lint typecheck pytest serve venv train-deps test-train test-labelstudio clean-venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -49,7 +49,7 @@ debian-packages:
 		--no-install-recommends $$missing) || echo "apt-get failed for$$missing"
 
 pytest: $(STAMP) debian-packages
-	$(VENV)/bin/pytest tests scoring vision datasets service hupai -n 2 -m "not train"
+	$(VENV)/bin/pytest tests scoring vision datasets service hupai -n 2 -m "not train and not labelstudio"
 
 test: lint typecheck pytest
 
@@ -63,6 +63,17 @@ train-deps: $(STAMP)
 # A few training steps on tiny synthetic scenes, export, and a read through the runtime.
 test-train: train-deps
 	$(VENV)/bin/pytest tests/vision/test_train_smoke.py -m train -p no:cacheprovider
+
+# The labelling loop against a real Label Studio on loopback (its own virtual environment:
+# label-studio pins its own Django stack; ~400 MB, a few minutes the first time).
+LS_VENV ?= .venv-ls
+$(LS_VENV)/bin/label-studio:
+	$(PYTHON) -m venv $(LS_VENV)
+	$(LS_VENV)/bin/pip install -q "label-studio==1.23.2"
+
+test-labelstudio: $(STAMP) $(LS_VENV)/bin/label-studio
+	HUPAI_LABEL_STUDIO=$(abspath $(LS_VENV))/bin/label-studio $(VENV)/bin/pytest \
+		tests/datasets/test_labelstudio_live.py -m labelstudio -p no:cacheprovider
 
 clean-venv:
 	rm -rf $(VENV)
