@@ -133,11 +133,11 @@ def detect_format(path: Path, data: Any = None) -> str:
     if path.is_dir():
         if (path / "result.json").is_file():
             return "coco"
-        if find_names_file(path, path) is not None and (path / "labels").is_dir():
+        if (path / "labels").is_dir():
             return "yolo"
         raise ImportError_(
-            f"{path}: not a YOLO folder (classes.txt or data.yaml, and labels/) nor a COCO "
-            "export (result.json)"
+            f"{path}: not a YOLO folder (labels/, named by classes.txt or data.yaml) nor a "
+            "COCO export (result.json)"
         )
     if isinstance(data, dict) and isinstance(data.get("images"), list):
         return "coco"
@@ -263,16 +263,21 @@ def _yolo_entries(folder: Path, report: ImportReport) -> list[Entry]:
     """A YOLO folder (``labels/`` with ``classes.txt`` or ``data.yaml``, e.g. Label Studio's
     YOLO export whose classes are numbered alphabetically): ids mapped by name."""
     names_file = find_names_file(folder, folder)
-    assert names_file is not None
-    ids = class_map(read_names(names_file), str(names_file))
-    report.classes = f"classes by name from {names_file.name}"
+    if names_file is None:
+        ids = list(range(len(CLASS_NAMES)))
+        where = "hupai's class list"
+        report.classes = "warning: no data.yaml or classes.txt; class ids read in hupai's order"
+    else:
+        ids = class_map(read_names(names_file), str(names_file))
+        where = names_file.name
+        report.classes = f"classes by name from {names_file.name}"
     entries = []
     for label in sorted((folder / "labels").rglob("*.txt")):
         boxes = load_yolo_labels(label)
         mapped = []
         for b in boxes:
             if b.cls >= len(ids):
-                raise ImportError_(f"{label}: class id {b.cls} is not in {names_file.name}")
+                raise ImportError_(f"{label}: class id {b.cls} is not in {where}")
             mapped.append(LabelBox(ids[b.cls], b.xyxy, b.from_polygon))
         rel = label.relative_to(folder / "labels").with_suffix("")
         entries.append(Entry(rel.as_posix(), None, yolo=mapped))

@@ -187,3 +187,14 @@ def test_the_imported_dataset_is_measured_by_hupai_eval(tmp_path: Path) -> None:
     import_labels(FIXTURES / "export.json", tmp_path / "d", images=PHOTOS)
     ids, note = dataset_class_map(tmp_path / "d", "train")
     assert ids == list(range(len(CLASS_NAMES))) and "classes by name" in note
+
+
+def test_a_yolo_folder_without_names_is_read_in_hupais_order_with_a_warning(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "plain"
+    (folder / "labels").mkdir(parents=True)
+    shutil.copy(FIXTURES / "predicted-row14b.txt", folder / "labels/row14b.txt")
+    report = import_labels(folder, tmp_path / "d", images=PHOTOS)
+    assert report.classes.startswith("warning: no data.yaml or classes.txt")
+    assert names(tmp_path / "d/labels/train/row14b.txt") == names(FIXTURES / "predicted-row14b.txt")
