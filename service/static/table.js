@@ -160,6 +160,14 @@ function renderHands(view) {
     what.className = "what";
     what.textContent = describeHand(h);
     li.append(where, what);
+    if (h.photo) {
+      const img = document.createElement("img");
+      img.className = "thumb";
+      img.loading = "lazy";
+      img.alt = "";
+      img.src = `/v1/tables/${game.token}/hands/${h.number}/thumbnail.jpg`;
+      li.append(img);
+    }
     if (h.tiles) {
       const tiles = document.createElement("span");
       tiles.className = "chips small";

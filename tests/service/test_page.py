@@ -222,6 +222,14 @@ def test_three_hands_through_the_page_then_fix_the_first(
 
     add_photo_hand(page, tmp_path, "1")  # Bo self-draws: 1 from each; the deal passes to Bo
     assert totals(page) == ["-1", "3", "-1", "-1"]
+    thumb = page.locator("#hand-list li img.thumb").first  # the photo's annotated thumbnail
+    sync_api.expect(thumb).to_be_visible()
+    width = "() => document.querySelector('#hand-list img.thumb').naturalWidth"
+    for _ in range(100):  # loaded (lazily) within a few seconds
+        if page.evaluate(width) > 0:
+            break
+        page.wait_for_timeout(100)
+    assert page.evaluate(width) > 0
     sync_api.expect(page.locator("#game-next")).to_contain_text("deal 2 — Bo deals")
 
     add_photo_hand(page, tmp_path, "1")  # Bo, now the dealer, wins again: streak 2 next
