@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.labeling import IMAGE_SUFFIXES, LabelOptions, run_label_job  # noqa: E402
+from hupai.labeling import IMAGE_SUFFIXES, LabelOptions, run_label_job  # noqa: E402
 
 SHARED_TEST = ROOT.parent / "shared/data/chinese-mahjong-detection-v4/test/images"
 

@@ -1,6 +1,6 @@
 """``hupai label PHOTOS_DIR --out OUT_DIR``: batch-label a folder of photos (docs/labeling.md).
 
-The job itself is :mod:`vision.labeling`; this command adds the scoring of each reading
+The job itself is :mod:`hupai.labeling`; this command adds the scoring of each reading
 (``--city`` with the table context), which only the CLI and the service may compose.
 """
 
@@ -100,7 +100,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _label(args: argparse.Namespace) -> int:
     from hupai.cli import UserError
-    from vision.labeling import LabelJobError, LabelOptions, default_workers, run_label_job
+    from hupai.labeling import LabelJobError, LabelOptions, default_workers, run_label_job
 
     formats = tuple(f.strip() for f in args.format.split(",") if f.strip())
     unknown = [f for f in formats if f not in FORMATS]
