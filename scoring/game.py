@@ -205,6 +205,7 @@ def _play_win(setup: TableSetup, state: GameState, entry: Mapping[str, Any]) -> 
             raise ScoringInputError(name, "filled in by the table; leave it out")
     seating = state.seating
     winner = _player(entry.get("winner"), "winner")
+    _check_players(entry, winner)
     request = to_seats(entry, city.table_type, seating)
     request.pop("kind", None)
     request.update(city=city.name, options=dict(setup.options), round_wind=seating.round_wind_tile)
@@ -368,6 +369,28 @@ def _by_player(seat_deltas: Any, seating: Seating) -> tuple[int, int, int, int]:
     for seat, delta in enumerate(seat_deltas):
         out[seating.player_of(seat)] = int(delta)
     return (out[0], out[1], out[2], out[3])
+
+
+def _check_players(entry: Mapping[str, Any], winner: int) -> None:
+    """The checks whose messages would otherwise quote seats: said here in players."""
+    discarder = entry.get("discarder")
+    if discarder is not None and _player(discarder, "discarder") == winner:
+        raise ScoringInputError(
+            "discarder", f"player {winner} is the winner; a player cannot feed himself"
+        )
+    melds = entry.get("melds")
+    for i, meld in enumerate(melds if isinstance(melds, list) else []):
+        if not isinstance(meld, Mapping) or meld.get("from") is None:
+            continue
+        source = _player(meld["from"], f"melds[{i}].from")
+        if source == winner:
+            raise ScoringInputError(f"melds[{i}].from", f"player {source} is the winner")
+        previous = (winner + 3) % 4
+        if meld.get("kind") == "chow" and source != previous:
+            raise ScoringInputError(
+                f"melds[{i}].from",
+                f"a chow is claimed from the player before the winner ({previous}), not {source}",
+            )
 
 
 def _player(value: object, path: str) -> int:

@@ -286,3 +286,21 @@ def test_totals_always_sum_to_four_times_the_start(
 def test_a_stored_state_round_trips(dealer: int, wind: int, deal: int) -> None:
     state = GameState(Seating(dealer, wind, deal, 2), (1, -2, 3, -2), 7)
     assert GameState.from_dict(state.to_dict()) == state
+
+
+def test_a_discarder_who_is_the_winner_is_named_as_a_player() -> None:
+    setup = TableSetup("shaanxi", first_dealer=2)
+    entry = {**win("shaanxi", 1), "win": "discard", "discarder": 1}
+    with pytest.raises(ScoringInputError, match="discarder: player 1 is the winner"):
+        play(setup, GameState.start(setup), entry)
+
+
+def test_a_chow_from_the_wrong_player_names_players_not_seats() -> None:
+    setup = TableSetup("shaanxi", first_dealer=3)
+    entry = {
+        **win("shaanxi", 1),
+        "hand": "456m789m123p55s",
+        "melds": [{"kind": "chow", "tiles": "123m", "from": 2}],
+    }
+    with pytest.raises(ScoringInputError, match=r"player before the winner \(0\), not 2"):
+        play(setup, GameState.start(setup), entry)
