@@ -839,7 +839,7 @@ function renderScore(result, byPlayer) {
   warnings.replaceChildren();
   for (const w of result.warnings || []) {
     const li = document.createElement("li");
-    li.textContent = typeof w === "string" ? w : w.message || JSON.stringify(w);
+    li.textContent = scoreWarningText(typeof w === "string" ? w : w.message || JSON.stringify(w));
     warnings.append(li);
   }
 }

@@ -373,6 +373,30 @@ const SUIT_EN = { m: "characters", p: "dots", s: "bamboo" };
 const HONOR_EN = ["East", "South", "West", "North", "White dragon", "Green dragon", "Red dragon"];
 const FLOWER_EN = ["plum", "orchid", "chrysanthemum", "bamboo", "spring", "summer", "autumn", "winter"];
 
+// The scorer's warnings under a score are English sentences without codes: the known ones
+// by their start (numbers kept), the rest shown as they are.
+const SCORE_WARNING_ZH = [
+  [/^no indicator given/, () => "没有翻牌：不算野鸡（只算幺鸡）"],
+  [/^fishing tiles '([^']*)' ignored: the winner holds (\d+) tiles.*needs (\d+)/, (m) => `钓鱼牌 ${m[1]} 不算：胡牌者副露外只有 ${m[2]} 张，钓鱼需要 ${m[3]} 张`],
+  [/^first_turn on a discard scores no row/, () => "点炮胡不算天胡地胡（天胡、地胡须自摸）"],
+  [/^sealed: .* show (\d+) that may come from seat (\d+)/, (m) => `封胡：规则要求被封者供了三组碰杠，但胡牌者的副露里只有 ${m[1]} 组可能来自 ${m[2]} 号位`],
+  [/^spirits: seat\(s\) (.*) not given; counted as holding no spirits(; true virtuous)?/, (m) => `精：${m[1]} 号位未填写，按没有精计算${m[2] ? "；德中德需要各家的精数，未计" : ""}`],
+  [/^last_tile: 海底捞月/, () => "海底捞月须自摸最后一张；点炮不加台"],
+  [/^first_turn: heavenly needs/, () => "天胡须庄家自摸，地胡须闲家胡庄家第一张打出的牌；不加台"],
+  [/^melds: (\d+) melds claimed from seat (\d+)/, (m) => `副露：有 ${m[1]} 组来自 ${m[2]} 号位；如适用三摊承包，请设置 contract=${m[2]}`],
+  [/^first_turn: Shaanxi has no heavenly/, () => "陕西麻将没有天胡地胡；忽略"],
+  [/^last_tile: Shaanxi pays nothing/, () => "陕西麻将海底不加分；忽略"],
+];
+
+function scoreWarningText(text) {
+  if (LANG !== "zh") return text;
+  for (const [pattern, zh] of SCORE_WARNING_ZH) {
+    const m = pattern.exec(text);
+    if (m) return zh(m);
+  }
+  return text;
+}
+
 let LANG = chooseLanguage();
 
 function chooseLanguage() {

@@ -378,3 +378,12 @@ def test_command_line_advice_never_reaches_the_page(
     warnings = page.locator("#warnings").inner_text()
     assert "win_tile_assumed" in warnings
     assert "--" not in warnings and "Winning tile" in warnings
+
+
+def test_the_scorers_warnings_are_translated_too(page: Any, tmp_path: Path) -> None:
+    upload_for_seat_1(page, tmp_path)  # Guiyang without an indicator: a warning
+    assert "no indicator given" in page.locator("#score-warnings").inner_text()
+    page.click("#lang")
+    sync_api.expect(page.locator("#score-warnings li").first).to_have_text(
+        "没有翻牌：不算野鸡（只算幺鸡）"
+    )
