@@ -198,6 +198,26 @@ function relabelSeats() {
 }
 
 function showDrawInputs(city) {
+  // a city that settles a drawn hand (Guiyang's yellow tile) takes the four hands
+  $("draw-hands").hidden = !(city && city.draws);
+  const inputs = $("draw-hand-inputs");
+  if (city && city.draws && inputs.children.length !== 4) {
+    inputs.replaceChildren(
+      ...game.view.players.map((name, i) => {
+        const label = document.createElement("label");
+        const caption = document.createElement("span");
+        caption.textContent = name;
+        const input = document.createElement("input");
+        input.type = "text";
+        input.id = `draw-hand-${i}`;
+        input.autocapitalize = "off";
+        input.spellcheck = false;
+        input.placeholder = "123m456m789m123p5s";
+        label.append(caption, input);
+        return label;
+      }),
+    );
+  }
   const succession = (city && city.succession) || {};
   $("draw-drawer-label").hidden = succession.draw !== "last_drawer";
   $("draw-kong-label").hidden = succession.draw !== "passes_if_kong";
@@ -361,6 +381,14 @@ async function addDraw() {
   const draw = (city.succession || {}).draw;
   if (draw === "last_drawer") entry.last_drawer = Number($("draw-drawer").value);
   if (draw === "passes_if_kong" && $("draw-kong").checked) entry.kong_declared = true;
+  if (city.draws) {
+    const hands = [0, 1, 2, 3].map((i) => $(`draw-hand-${i}`).value.trim());
+    if (hands.some((h) => h) && !hands.every((h) => h)) {
+      showError({ message: t("draw_hands_partial") });
+      return;
+    }
+    if (hands.every((h) => h)) entry.hands = hands.map((hand) => ({ hand }));
+  }
   try {
     await api(`/v1/tables/${game.token}/hands`, {
       method: "POST",
@@ -369,6 +397,7 @@ async function addDraw() {
     });
     $("draw-box").hidden = true;
     $("draw-kong").checked = false;
+    for (const input of document.querySelectorAll("#draw-hand-inputs input")) input.value = "";
     await refreshTable();
     setStatus(t("draw_added"));
   } catch (err) {

@@ -387,3 +387,15 @@ def test_the_scorers_warnings_are_translated_too(page: Any, tmp_path: Path) -> N
     sync_api.expect(page.locator("#score-warnings li").first).to_have_text(
         "没有翻牌：不算野鸡（只算幺鸡）"
     )
+
+
+def test_a_guiyang_yellow_tile_draw_is_settled_from_the_four_hands(page: Any) -> None:
+    start_table(page, "guiyang")
+    page.click("#game-draw")
+    hands = ["5m114779p134679s", "123456789m123p6s", "6m224588p235889s", "447m33669p14577s"]
+    for i, hand in enumerate(hands):  # only Bo is ready (waiting on 6s)
+        page.fill(f"#draw-hand-{i}", hand)
+    page.click("#draw-add")
+    sync_api.expect(page.locator("#hand-list li")).to_have_count(1)
+    bo = int(page.locator("#totals .seat[data-player='1'] .total").inner_text())
+    assert bo > 0 and sum(int(t) for t in totals(page)) == 0
