@@ -41,8 +41,20 @@ def main() -> int:
     parser.add_argument("--hands", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--db", help="database URL (default: SQLite in a temporary folder)")
+    parser.add_argument(
+        "--postgres", action="store_true", help="on a throw-away PostgreSQL server (fsync off)"
+    )
     args = parser.parse_args()
+    if args.postgres:
+        from hupai.ledger.pgtemp import temporary_postgres
+
+        with temporary_postgres() as server:
+            return measure(args, server.new_database())
     url = args.db or f"sqlite:///{Path(tempfile.mkdtemp(prefix='hupai-bench-')) / 't.sqlite3'}"
+    return measure(args, url)
+
+
+def measure(args: argparse.Namespace, url: str) -> int:
     ledger = Ledger(url)
     spec = {"city": "shaanxi", "players": PLAYERS}
     big = ledger.create_table(spec)["write_token"]

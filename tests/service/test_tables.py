@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import pytest
 from conftest import FakeReader, live_server
 from fastapi.testclient import TestClient
 
@@ -127,10 +129,24 @@ def test_the_tables_routes_are_in_the_openapi(client: TestClient) -> None:
     assert {"/v1/tables", "/v1/tables/{token}/hands", "/v1/tables/{token}/export.csv"} <= set(paths)
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def live_settings(request: pytest.FixtureRequest, settings: Settings) -> Iterator[Settings]:
+    if request.param == "sqlite":
+        yield settings
+        return
+    from hupai.ledger.pgtemp import PostgresUnavailable, temporary_postgres
+
+    try:
+        with temporary_postgres() as server:
+            yield settings.model_copy(update={"database_url": server.new_database()})
+    except PostgresUnavailable as exc:
+        pytest.skip(str(exc))
+
+
 def test_two_phones_adding_at_once_to_a_live_server_both_land(
-    settings: Settings, fake_reader: FakeReader
+    live_settings: Settings, fake_reader: FakeReader
 ) -> None:
-    app = create_app(settings)
+    app = create_app(live_settings)
     app.dependency_overrides[get_reader] = lambda: fake_reader
     with live_server(app) as base:
         r = httpx.post(f"{base}/v1/tables", json={"city": "shaanxi", "players": PLAYERS})
