@@ -140,10 +140,21 @@ def read_pipeline(
     With the table's ``context`` (a score request), a reading that does not win gets a
     suggestion: the likeliest winning reading that renames only uncertain tiles."""
     from vision.annotate import annotate as draw
+    from vision.reading import ReadTimeout, read_deadline
     from vision.suggest import suggest, wins_with
 
     image = decode_photo(data, settings.max_pixels)
-    reading = reader.read(image, win_tile=win_tile, source=source)
+    try:
+        with read_deadline(settings.read_timeout):
+            reading = reader.read(image, win_tile=win_tile, source=source)
+    except ReadTimeout as exc:
+        raise ApiError(
+            422,
+            "read_timeout",
+            f"photo: {exc}",
+            field="photo",
+            hint="Send a smaller photo, or one cropped to the hand.",
+        ) from None
     jpeg = None
     if annotate and len(reading.detections):
         jpeg = encode_jpeg(draw(image, reading), settings.annotated_max_side)

@@ -64,6 +64,13 @@ class Settings(BaseSettings):
     read_concurrency: int = Field(
         1, ge=1, le=64, description="photos read at the same time (each in a worker thread)"
     )
+    read_timeout: float = Field(
+        10.0,
+        gt=0,
+        le=600,
+        description="seconds a photo's reading may take; past it the read stops between "
+        "passes and answers 422 read_timeout, freeing its worker",
+    )
     max_waiting: int = Field(
         32, ge=1, description="photo requests queued or running at once; more is 503"
     )

@@ -17,6 +17,9 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -326,6 +329,38 @@ def _tile_side(det: Detections) -> float:
     return float(np.median(np.sqrt(np.maximum(det.area, 1.0)))) if len(det) else 0.0
 
 
+# -- a time budget per read ----------------------------------------------------------------
+#: (monotonic deadline, the budget in seconds) of the read running in this thread, if any
+_DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("hupai_read_deadline", default=None)
+
+
+class ReadTimeout(RuntimeError):
+    """A read ran past its time budget (:func:`read_deadline`); raised between passes, so a
+    read costs at most its budget and one more pass."""
+
+    def __init__(self, seconds: float, stage: str) -> None:
+        super().__init__(f"reading took longer than {seconds:g} s (stopped before {stage})")
+        self.seconds = seconds
+        self.stage = stage
+
+
+@contextmanager
+def read_deadline(seconds: float | None) -> Iterator[None]:
+    """Reads in this block (this thread) stop with :class:`ReadTimeout` after ``seconds``."""
+    token = _DEADLINE.set(None if seconds is None else (time.monotonic() + seconds, seconds))
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def check_deadline(stage: str) -> None:
+    """Raise :class:`ReadTimeout` when the read's budget is spent, naming what comes next."""
+    budget = _DEADLINE.get()
+    if budget is not None and time.monotonic() > budget[0]:
+        raise ReadTimeout(budget[1], stage)
+
+
 def detect_photo(
     detector: Detector, image: Image, *, finder: bool = False
 ) -> tuple[Detections, NDArray[np.float64], float, list[str]]:
@@ -337,12 +372,14 @@ def detect_photo(
     identity = np.array([[1.0, 0, 0], [0, 1.0, 0]])
     conf = getattr(detector.manifest, "finder_conf", None) or FINDER_CONF
     look: dict[str, Any] = {"agnostic": True, "conf": conf} if finder else {}
+    check_deadline("the first look")
     det = detector.detect(image, **look)
     passes = ["full"]
     blank = cache(lambda: featureless(image))  # asked at most once, only when it matters
     if len(det) == 0 and max(h, w) > 1.5 * model_side and not blank():
         # tiles too small for the full pass: look in windows, at most WINDOWS_PER_SIDE a side
         window = max(2 * model_side, math.ceil(max(h, w) / WINDOWS_PER_SIDE))
+        check_deadline("the windowed look")
         det = detector.detect_tiled(image, window=window, **look)
         passes.append("tiled")
     first_scale = model_side / max(h, w)
@@ -350,6 +387,7 @@ def detect_photo(
         # tiles too large for the model (a close-up): look again at the photo shrunk into
         # a canvas twice its size, and keep the boxes of both looks, one per tile
         shift = np.array([[1.0, 0, w / 2], [0, 1.0, h / 2]])
+        check_deadline("the shrunken look")
         far = detector.detect_warped(image, shift, (2 * w, 2 * h), **look)
         far = far.scaled(1.0, (-w / 2, -h / 2)).clipped(w, h)
         det = merge_boxes(Detections.concat([det, far]), detector.iou, agnostic=True)
@@ -376,6 +414,7 @@ def detect_photo(
     m = np.zeros((2, 3))
     m[:, :2] = zoom * rot
     m[:, 2] = -zoom * lo
+    check_deadline("the level look")
     if max(out_w, out_h) > 2.5 * model_side:
         warped = _warp(image, m, (out_w, out_h), detector.manifest.pad_value)
         det2 = detector.detect_tiled(warped, window=round(1.25 * model_side), **look)
@@ -463,6 +502,7 @@ def read_image(
     det, to_image, angle, passes = detect_photo(detector, image, finder=namer is not None)
     h, w = image.shape[:2]
     found = photo_boxes(det.xyxy, to_image)
+    check_deadline("naming the tiles")
     named = name_tiles(namer, image, det, to_image) if namer is not None else None
     if named is not None:
         det = named.detections

@@ -179,3 +179,45 @@ def test_a_favicon_and_a_manifest_let_the_page_go_on_a_home_screen(client: TestC
     manifest = client.get("/static/manifest.webmanifest").json()
     for icon in manifest["icons"]:
         assert client.get(icon["src"]).status_code == 200
+
+
+class SlowReader:
+    """Reads slowly in passes, as the real reader does: each pass asks the budget first."""
+
+    def __init__(self, passes: int) -> None:
+        from conftest import FakeReader
+
+        self.passes = passes
+        self.fake = FakeReader()
+
+    def info(self) -> dict[str, Any]:
+        return self.fake.info()
+
+    def read(self, image: Any, **kw: Any) -> Any:
+        from vision.reading import check_deadline
+
+        for k in range(self.passes):
+            check_deadline(f"pass {k + 1}")
+            time.sleep(0.05)
+        return self.fake.read(image, **kw)
+
+
+def test_a_read_past_its_budget_answers_a_clear_error_and_frees_the_worker(
+    settings: Settings,
+) -> None:
+    from conftest import jpeg
+
+    from service.api import get_reader
+
+    slow = SlowReader(passes=40)  # 2 s of passes against a 0.2 s budget
+    app = create_app(settings.model_copy(update={"read_timeout": 0.2}))
+    app.dependency_overrides[get_reader] = lambda: slow
+    with TestClient(app) as client:
+        began = time.perf_counter()
+        response = client.post("/v1/read", files={"photo": ("p.jpg", jpeg(), "image/jpeg")})
+        assert time.perf_counter() - began < 1.5
+        assert (response.status_code, response.json()["code"]) == (422, "read_timeout")
+        assert "longer than 0.2 s" in response.json()["message"]
+        slow.passes = 1  # the next photo is read: the worker was not kept
+        again = client.post("/v1/read", files={"photo": ("p.jpg", jpeg(), "image/jpeg")})
+        assert again.status_code == 200

@@ -185,3 +185,19 @@ def test_real_photo_with_the_shipped_models(name: str) -> None:
     r = read_photo(fixtures / f"{name}.jpg")
     truth = sorted(np.loadtxt(fixtures / f"{name}.txt", ndmin=2)[:, 0].astype(int).tolist())
     assert sorted(r.detections.class_id.tolist()) == truth
+
+
+def test_a_read_past_its_budget_stops_between_passes() -> None:
+    from vision.reading import ReadTimeout, read_deadline
+
+    s = Scene()
+    x = hand_row(s, "234m66789p", "5p")
+    s.run("777z", x + 30, 0, sideways={2})
+    stand_in = StandIn(s.detections(tilt=30))
+    stand_in.level_sizes = s.detections().wh  # type: ignore[attr-defined]
+    image = np.zeros((900, 1200, 3), np.uint8)
+    with read_deadline(0.0), pytest.raises(ReadTimeout, match="longer than 0 s") as caught:
+        read_image(image, detector=stand_in)  # type: ignore[arg-type]
+    assert caught.value.stage == "the first look" and stand_in.calls == []
+    with read_deadline(60):  # a budget it keeps: the same read as without one
+        assert read_image(image, detector=stand_in).passes[1].startswith("level")  # type: ignore[arg-type]
