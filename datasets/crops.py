@@ -182,12 +182,15 @@ def yolo_pairs(images_dir: Path, labels_dir: Path) -> Iterator[tuple[Path, Path]
 def crops_from_yolo(
     images_dir: Path, labels_dir: Path, *, negatives: bool = True, seed: int = 0
 ) -> CropSet:
-    """Crops of every labelled box of a YOLO folder (labels in hupai's class order), and
-    negatives from photos whose labels are not empty (an empty label file may hide tiles)."""
+    """Crops of every labelled box of a YOLO folder, and negatives from photos whose labels
+    are not empty (an empty label file may hide tiles). Classes by name: the folder's
+    data.yaml or classes.txt (e.g. Label Studio's alphabetical order) maps its ids."""
     import cv2
 
     from datasets.labels import load_yolo_labels
+    from datasets.names import folder_class_map
 
+    ids = folder_class_map(images_dir, images_dir.parent.parent)
     rng = np.random.default_rng(seed)
     collected = _Collector()
     for image_path, label_path in yolo_pairs(images_dir, labels_dir):
@@ -200,7 +203,11 @@ def crops_from_yolo(
         image = np.asarray(read, np.uint8)
         h, w = image.shape[:2]
         xyxy = np.array([b.xyxy for b in boxes], np.float64) * [w, h, w, h]
-        classes = np.array([b.cls for b in boxes], np.int64)
+        if ids is not None and any(b.cls >= len(ids) for b in boxes):
+            from datasets.labels import LabelError
+
+            raise LabelError(f"{label_path}: a class id beyond the {len(ids)} names")
+        classes = np.array([b.cls if ids is None else ids[b.cls] for b in boxes], np.int64)
         collected.add(
             *photo_crops(image, xyxy, classes, rng if negatives else None), image_path.name
         )

@@ -72,3 +72,10 @@ def find_names_file(start: Path, stop: Path) -> Path | None:
         if base in (stop, stop.parent):
             break
     return None
+
+
+def folder_class_map(images_dir: Path, root: Path) -> list[int] | None:
+    """The class map of the YOLO dataset holding ``images_dir`` (its nearest data.yaml or
+    classes.txt, up to ``root``); None when it names none (hupai's order is assumed)."""
+    source = find_names_file(images_dir, root)
+    return None if source is None else class_map(read_names(source), str(source))

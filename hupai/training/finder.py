@@ -234,9 +234,19 @@ def export_onnx(
 def write_mix_yaml(train: list[Path], val: Path, out: Path) -> Path:
     """A data.yaml whose train split is several image folders (real + synthetic) and whose
     names are our class list; ``val`` is one image folder (never the real test split)."""
+    from datasets.names import folder_class_map
+
     for folder in (*train, val):
         if not folder.is_dir():
             raise FileNotFoundError(f"{folder} is not an image folder")
+        # classes travel by name: labels numbered in another order would train silently wrong
+        ids = folder_class_map(folder, folder.parent.parent)
+        if ids is not None and ids != list(range(len(ids))):
+            raise ValueError(
+                f"{folder}: its labels number the classes in another order than hupai's "
+                "(e.g. Label Studio's alphabetical one); bring it into hupai's layout first: "
+                f"hupai data import {folder.parent.parent} --out NEW_FOLDER"
+            )
     lines = ["train:"]
     lines += [f"  - {folder.resolve()}" for folder in train]
     lines.append(f"val: {val.resolve()}")
