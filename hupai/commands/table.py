@@ -1,4 +1,4 @@
-"""``hupai table new|add|show|export|undo``: keep a table's whole game in the ledger's
+"""``hupai table new|add|list|show|export|undo``: keep a table's whole game in the ledger's
 database (the same one the service uses: ``--db``, else ``HUPAI_DATABASE_URL``, else SQLite
 in ``$XDG_DATA_HOME/hupai/tables.sqlite3``)."""
 
@@ -61,6 +61,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     add_model_options(add)
     add.set_defaults(handler=_add)
+
+    listing = sub.add_parser("list", help="the tables in this database, with their tokens")
+    listing.set_defaults(handler=_list)
 
     show = sub.add_parser("show", help="totals, next dealer and round, and the hands")
     show.add_argument("token", help="the table's write or read token")
@@ -185,6 +188,19 @@ def _photo_entry(
     entry = {**entry, **reading.to_request_fields(city, winner)}
     thumbnail = encode_jpeg(annotate(image, reading), 360, quality=75)
     return entry, PhotoRecord(reading.to_dict(city), thumbnail)
+
+
+def _list(args: argparse.Namespace) -> int:
+    tables = _call(_ledger(args).list_tables)
+    if not tables:
+        print("no tables yet (hupai table new …)")
+    for t in tables:
+        title = t["name"] or "table"
+        print(
+            f"{title}: {t['city']}, {', '.join(t['players'])}; {t['hands']} hands; {t['updated_at'][:16]}"
+        )
+        print(f"  write {t['write_token']}  read {t['read_token']}")
+    return 0
 
 
 def _show(args: argparse.Namespace) -> int:

@@ -212,6 +212,31 @@ class Ledger:
             session.flush()
             return {**self._view(session, row, write=True, hands=False), "hands": []}
 
+    def list_tables(self) -> list[dict[str, Any]]:
+        """Every table in the database, latest change first, with its tokens: for whoever
+        holds the database itself (the command line), never served over HTTP."""
+        with self._session() as session:
+            rows = session.scalars(select(GameTable).order_by(GameTable.updated_at.desc())).all()
+            counts = dict(
+                session.execute(
+                    select(HandRow.table_id, func.count())
+                    .where(HandRow.current, ~HandRow.deleted)
+                    .group_by(HandRow.table_id)
+                ).all()
+            )
+            return [
+                {
+                    "name": t.name,
+                    "city": t.city,
+                    "players": t.players,
+                    "hands": counts.get(t.id, 0),
+                    "updated_at": t.updated_at.isoformat(),
+                    "write_token": t.write_token,
+                    "read_token": t.read_token,
+                }
+                for t in rows
+            ]
+
     def view(self, token: str, hands: bool = True) -> dict[str, Any]:
         """The table by either token: players, totals, next dealer and round, the hands."""
         with self._session() as session:

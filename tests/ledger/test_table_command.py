@@ -139,3 +139,14 @@ def test_a_photo_that_cannot_be_scored_adds_nothing_and_says_why(
     )
     assert code == 2 and "flowers: shaanxi is played without flowers" in err
     assert "0 hands" in run(db, capsys, "show", read)[1]
+
+
+def test_list_shows_the_tables_with_their_tokens(
+    db: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert run(db, capsys, "list")[1].startswith("no tables yet")
+    write, read = new_table(db, capsys)
+    run(db, capsys, "add", write, hand_file(tmp_path), "--winner", "0")
+    code, out, _ = run(db, capsys, "list")
+    assert code == 0 and "shaanxi, Ann, Bo, Chen, Dee; 1 hands" in out
+    assert write in out and read in out
