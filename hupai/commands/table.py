@@ -196,9 +196,8 @@ def _list(args: argparse.Namespace) -> int:
         print("no tables yet (hupai table new …)")
     for t in tables:
         title = t["name"] or "table"
-        print(
-            f"{title}: {t['city']}, {', '.join(t['players'])}; {t['hands']} hands; {t['updated_at'][:16]}"
-        )
+        players = ", ".join(t["players"])
+        print(f"{title}: {t['city']}, {players}; {t['hands']} hands; {t['updated_at'][:16]}")
         print(f"  write {t['write_token']}  read {t['read_token']}")
     return 0
 
