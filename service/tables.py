@@ -49,6 +49,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     409: {"model": ErrorBody, "description": "the hand changed since it was loaded (revision)"},
     422: {"model": ErrorBody, "description": "invalid field, or a hand that does not score"},
     413: {"model": ErrorBody, "description": "a body larger than allowed"},
+    503: {"model": ErrorBody, "description": "the table database cannot be reached"},
 }
 
 TABLE_EXAMPLE = {

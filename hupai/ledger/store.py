@@ -27,7 +27,8 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, func, select
+from sqlalchemy import Engine, create_engine, event, func, make_url, select
+from sqlalchemy.exc import ArgumentError, InterfaceError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from hupai.ledger.models import GameTable, HandPhoto, HandRow, now
@@ -66,6 +67,11 @@ class ReadOnly(LedgerError):
 class Stale(LedgerError):
     status = 409
     code = "stale"
+
+
+class Unavailable(LedgerError):
+    status = 503
+    code = "database_unavailable"
 
 
 class Invalid(LedgerError):
@@ -193,8 +199,26 @@ class Ledger:
 
     @contextmanager
     def _session(self) -> Iterator[Session]:
-        with self._ready()() as session, session.begin():
-            yield session
+        try:
+            with self._ready()() as session, session.begin():
+                yield session
+        except (ArgumentError, NoSuchModuleError) as exc:
+            raise Unavailable(
+                f"{self.safe_url} is not a database URL hupai can open: {exc}"
+            ) from None
+        except (OperationalError, InterfaceError, OSError) as exc:
+            # the database, not the request: say which (password hidden) and why, briefly
+            reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0][:200]
+            raise Unavailable(
+                f"the table database {self.safe_url} cannot be used: {reason}"
+            ) from None
+
+    @property
+    def safe_url(self) -> str:
+        try:
+            return make_url(self.url).render_as_string(hide_password=True)
+        except ArgumentError:
+            return "(an unreadable URL)"
 
     # -- tables ------------------------------------------------------------------------------
     def create_table(self, data: Mapping[str, Any]) -> dict[str, Any]:

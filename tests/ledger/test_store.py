@@ -258,3 +258,19 @@ def test_adding_a_hand_plays_only_that_hand(
     played.clear()
     ledger.edit_hand(token, 1, shaanxi_win(2), revision=1)
     assert len(played) == 4  # the edited hand and the three after it
+
+
+def test_an_unreachable_database_is_a_clear_error_without_its_password() -> None:
+    from hupai.ledger.store import Unavailable
+
+    ledger = Ledger("postgresql://hupai:s3cret@127.0.0.1:1/tables")
+    with pytest.raises(Unavailable, match="cannot be used") as caught:
+        ledger.create_table({"city": "shaanxi", "players": PLAYERS})
+    assert "s3cret" not in caught.value.message and "***" in caught.value.message
+
+
+def test_a_url_no_driver_can_open_is_named() -> None:
+    from hupai.ledger.store import Unavailable
+
+    with pytest.raises(Unavailable, match="not a database URL hupai can open"):
+        Ledger("nosuchdb://x/y").view("a" * 24)
