@@ -59,9 +59,15 @@ def _serve(args: argparse.Namespace) -> int:
     except ModelMissingError as exc:
         raise UserError(str(exc)) from None
 
+    import sys
+
     import uvicorn
 
+    from hupai.ledger.store import Ledger
     from service.app import create_app
+
+    # where the tables are kept (opened on the first table request, not now)
+    print(f"hupai serve: tables in {Ledger(settings.database_url).safe_url}", file=sys.stderr)
     from service.protocol import timed_protocol
 
     uvicorn.run(
