@@ -21,7 +21,7 @@ from scoring import ScoringInputError, city_names, describe_cities, get_city, re
 from scoring.request import loads_request
 from scoring.tiles import Tile, TileError
 from service.errors import ApiError, scoring_error
-from service.photos import data_url, decode_photo, encode_jpeg
+from service.photos import data_url, decode_photo, encode_jpeg, thumbnail_jpeg
 from service.reader import Reader
 from service.schemas import (
     COMMON_FIELDS,
@@ -122,6 +122,7 @@ class PhotoRead:
     request_fields: dict[str, Any]  # Reading.to_request_fields(city, winner)
     codes: tuple[str, ...]
     annotated: bytes | None  # JPEG
+    thumbnail: bytes | None = None  # small JPEG (a table's hand)
 
 
 def read_pipeline(
@@ -135,10 +136,12 @@ def read_pipeline(
     winner: int | None,
     annotate: bool,
     context: dict[str, Any] | None = None,
+    thumbnail: bool = False,
 ) -> PhotoRead:
     """Decode (with the guards), read, and draw: everything CPU-bound, in one worker call.
     With the table's ``context`` (a score request), a reading that does not win gets a
-    suggestion: the likeliest winning reading that renames only uncertain tiles."""
+    suggestion: the likeliest winning reading that renames only uncertain tiles.
+    ``thumbnail``: also the small annotated JPEG a table keeps (drawn once for both)."""
     from vision.annotate import annotate as draw
     from vision.reading import ReadTimeout, read_deadline
     from vision.suggest import suggest, wins_with
@@ -155,9 +158,11 @@ def read_pipeline(
             field="photo",
             hint="Send a smaller photo, or one cropped to the hand.",
         ) from None
-    jpeg = None
-    if annotate and len(reading.detections):
-        jpeg = encode_jpeg(draw(image, reading), settings.annotated_max_side)
+    jpeg = small = None
+    if (annotate or thumbnail) and len(reading.detections):
+        drawn = draw(image, reading)
+        jpeg = encode_jpeg(drawn, settings.annotated_max_side) if annotate else None
+        small = thumbnail_jpeg(drawn) if thumbnail else None
     read_dict = reading.to_dict(city)
     if context is not None:
         found = suggest(reading, wins_with(context), city, winner)
@@ -167,6 +172,7 @@ def read_pipeline(
         request_fields=reading.to_request_fields(city, winner),
         codes=tuple(reading.codes),
         annotated=jpeg,
+        thumbnail=small,
     )
 
 
@@ -211,7 +217,20 @@ def _check_city(name: object, field: str) -> str:
         raise ApiError(422, "invalid_request", f"{field}: {exc.message}", field=field) from None
 
 
-def _no_tiles(read: PhotoRead) -> None:
+def json_object(value: Any, field: str) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else a 422 naming ``field``."""
+    if not isinstance(value, dict):
+        raise ApiError(422, "invalid_request", f"{field}: expected a JSON object", field=field)
+    return value
+
+
+def seat_or_none(value: object) -> int | None:
+    """A winner given as 0-3 (a seat, or a table's player), else None: the reading then
+    leaves claimed melds' ``from`` out, and scoring names the bad value."""
+    return value if type(value) is int and 0 <= value <= 3 else None
+
+
+def no_tiles(read: PhotoRead) -> None:
     if "no_tiles" in read.codes:
         from vision.reading import WARNING_CODES
 
@@ -300,7 +319,7 @@ async def read(
     result = await pool.run(
         _pipeline(reader, data, settings, win, photo, city_name, None, image is not ImageMode.none)
     )
-    _no_tiles(result)
+    no_tiles(result)
     return JSONResponse(
         {"reading": result.reading, "annotated_image": _image_link(result, image, store)}
     )
@@ -327,18 +346,15 @@ async def score_photo(
 ) -> JSONResponse:
     """Read the photo and score it with the table context: the reading, the request that was
     scored, the score (or why the tiles as read cannot be scored) and the annotated photo."""
-    ctx = parse_json(context, "context")
-    if not isinstance(ctx, dict):
-        raise ApiError(422, "invalid_request", "context: expected a JSON object", field="context")
+    ctx = json_object(parse_json(context, "context"), "context")
     city = _check_city(ctx.get("city"), "context.city")
     win = _win_tile(ctx.get("win_tile"), "context.win_tile")
-    winner = ctx.get("winner")
-    seat = winner if type(winner) is int and 0 <= winner <= 3 else None
+    seat = seat_or_none(ctx.get("winner"))
     data = await _upload_bytes(photo, settings)
     result = await pool.run(
         _pipeline(reader, data, settings, win, photo, city, seat, image is not ImageMode.none, ctx)
     )
-    _no_tiles(result)
+    no_tiles(result)
     request = {**ctx, **result.request_fields}
     scored: dict[str, Any] | None = None
     problem: dict[str, Any] | None = None
@@ -421,6 +437,7 @@ def _pipeline(
     winner: int | None,
     annotate: bool,
     context: dict[str, Any] | None = None,
+    thumbnail: bool = False,
 ) -> Callable[[], PhotoRead]:
     source = (photo.filename or "photo")[:200]
 
@@ -435,6 +452,7 @@ def _pipeline(
             winner=winner,
             annotate=annotate,
             context=context,
+            thumbnail=thumbnail,
         )
 
     return run

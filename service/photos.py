@@ -117,6 +117,15 @@ def encode_jpeg(image: Image, max_side: int, quality: int = 85) -> bytes:
     return bytes(buf)
 
 
+#: The annotated thumbnail kept with a table's hand read from a photo (long side, px).
+THUMBNAIL_SIDE = 360
+
+
+def thumbnail_jpeg(drawn: Image) -> bytes:
+    """The small annotated JPEG a table keeps with a hand read from a photo."""
+    return encode_jpeg(drawn, THUMBNAIL_SIDE, quality=75)
+
+
 def data_url(jpeg: bytes) -> str:
     """A ``data:`` URL an ``<img>`` can show.
 

@@ -24,7 +24,10 @@ from service.api import (
     get_pool,
     get_reader,
     get_settings,
+    json_object,
+    no_tiles,
     parse_json,
+    seat_or_none,
 )
 from service.errors import ApiError
 from service.reader import Reader
@@ -32,8 +35,6 @@ from service.schemas import ErrorBody
 from service.settings import Settings
 
 T = TypeVar("T")
-#: The thumbnail kept with a hand read from a photo (long side, px).
-THUMBNAIL_SIDE = 360
 
 router = APIRouter(prefix="/v1/tables", tags=["tables"])
 
@@ -81,20 +82,22 @@ def get_ledger(request: Request) -> Ledger:
 LedgerDep = Annotated[Ledger, Depends(get_ledger)]
 
 
-async def _call(fn: Callable[..., T], *args: Any) -> T:
-    """Run a ledger call in a worker thread; its refusals become API errors."""
+async def _call(
+    fn: Callable[..., T], *args: Any, hint: str | None = None, extra: dict[str, Any] | None = None
+) -> T:
+    """Run a ledger call in a worker thread; its refusals become API errors (with ``hint``
+    and ``extra`` fields added)."""
     try:
         return await anyio.to_thread.run_sync(fn, *args)
     except LedgerError as exc:
         raise ApiError(
-            exc.status, exc.code, exc.message, field=exc.field, extra=exc.extra
+            exc.status,
+            exc.code,
+            exc.message,
+            field=exc.field,
+            hint=hint,
+            extra={**exc.extra, **(extra or {})},
         ) from None
-
-
-def _object(value: Any, field: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ApiError(422, "invalid_request", f"{field}: expected a JSON object", field=field)
-    return value
 
 
 @router.post("", status_code=201, responses=ERRORS)
@@ -189,34 +192,27 @@ async def add_hand_from_photo(
     """Read the photo and add it as the next hand, keeping the reading and a small annotated
     thumbnail. When the tiles as read do not score, nothing is added: the answer (422) holds
     the reading, so the tiles can be fixed and sent to `POST …/hands`."""
-    ctx = _object(parse_json(context, "context"), "context")
+    ctx = json_object(parse_json(context, "context"), "context")
     table = await _call(ledger.view, token, False)
     if table["access"] != "write":
         raise ApiError(403, "read_only", "this is the table's read-only link", field="token")
-    winner = ctx.get("winner")
-    player = winner if type(winner) is int and 0 <= winner <= 3 else None
+    player = seat_or_none(ctx.get("winner"))  # players and seats share the 0-3 range
     data = await _upload_bytes(photo, settings)
     result = await pool.run(
-        _pipeline(reader, data, settings, None, photo, table["city"], player, True)
+        _pipeline(reader, data, settings, None, photo, table["city"], player, False, thumbnail=True)
     )
-    if "no_tiles" in result.codes:
-        raise ApiError(422, "no_tiles", "photo: no tiles were found in the photo", field="photo")
+    no_tiles(result)
     # tiles given in the context were corrected by the player: they win over the reading,
     # and the photo's reading and thumbnail are kept beside them
     entry = {**result.request_fields, **ctx}
-    thumbnail = await anyio.to_thread.run_sync(_thumbnail, result.annotated)
-    record = PhotoRecord(result.reading, thumbnail)
-    try:
-        added = await anyio.to_thread.run_sync(ledger.add_hand, token, entry, record)
-    except LedgerError as exc:
-        raise ApiError(
-            exc.status,
-            exc.code,
-            exc.message,
-            field=exc.field,
-            hint="Fix the tiles as read and send the hand to POST /v1/tables/{token}/hands.",
-            extra={**exc.extra, "reading": result.reading, "entry": entry},
-        ) from None
+    added = await _call(
+        ledger.add_hand,
+        token,
+        entry,
+        PhotoRecord(result.reading, result.thumbnail),
+        hint="Fix the tiles as read and send the hand to POST /v1/tables/{token}/hands.",
+        extra={"reading": result.reading, "entry": entry},
+    )
     return JSONResponse({**added, "reading": result.reading}, status_code=201)
 
 
@@ -251,7 +247,7 @@ async def edit_hand(
             "revision: required (the hand's revision you are changing)",
             field="revision",
         )
-    hand = _object(change.get("hand"), "hand")
+    hand = json_object(change.get("hand"), "hand")
     return JSONResponse(await _call(ledger.edit_hand, token, number, hand, revision))
 
 
@@ -317,17 +313,3 @@ async def export_csv(token: Token, ledger: LedgerDep) -> Response:
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": 'attachment; filename="hupai-table.csv"'},
     )
-
-
-def _thumbnail(jpeg: bytes | None) -> bytes | None:
-    if jpeg is None:
-        return None
-    import cv2
-    import numpy as np
-
-    from service.photos import encode_jpeg
-
-    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
-    if image is None:
-        return None
-    return encode_jpeg(np.asarray(image, dtype=np.uint8), THUMBNAIL_SIDE, quality=75)

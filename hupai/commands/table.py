@@ -168,7 +168,7 @@ def _photo_entry(
     from hupai.cli import UserError
     from hupai.commands.read import load_models, parse_win_tile
     from hupai.ledger.store import PhotoRecord
-    from service.photos import encode_jpeg
+    from service.photos import thumbnail_jpeg
     from vision.annotate import annotate
     from vision.detector import ImageError, load_image
     from vision.reading import read_image
@@ -186,7 +186,7 @@ def _photo_entry(
         print(f"hupai table: {args.photo}: warning [{w.code}] {w.message}", file=sys.stderr)
     winner = entry.get("winner") if isinstance(entry.get("winner"), int) else None
     entry = {**entry, **reading.to_request_fields(city, winner)}
-    thumbnail = encode_jpeg(annotate(image, reading), 360, quality=75)
+    thumbnail = thumbnail_jpeg(annotate(image, reading))
     return entry, PhotoRecord(reading.to_dict(city), thumbnail)
 
 

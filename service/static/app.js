@@ -738,9 +738,7 @@ async function rescoreNow() {
     setStatus("");
   } catch (err) {
     if (seq !== state.seq) return;
-    $("result").hidden = true;
-    setStatus("");
-    showError(err);
+    scoreFailed(err);
   }
 }
 
@@ -859,6 +857,21 @@ function fillTable(meta) {
   for (const i of meta.seats.keys()) $("round_wind").append(option(`${i + 1}z`, windText(i), i === 0));
 }
 
+/** The seat selects (winner, discarder, the city's seat fields) named again: after a change
+ * of language, or of the table's dealer. */
+function relabelSeatSelects() {
+  for (const sel of document.querySelectorAll("select[data-seat]")) {
+    for (const o of sel.options) if (o.value !== "") o.textContent = seatName(Number(o.value));
+  }
+}
+
+/** No score to show: the request failed (``err`` says why). */
+function scoreFailed(err) {
+  $("result").hidden = true;
+  setStatus("");
+  showError(err);
+}
+
 /** Redraw what the page drew in the other language, keeping the hand and the score as they
  * are (i18n.js calls it). */
 function redraw() {
@@ -867,9 +880,7 @@ function redraw() {
   for (const o of $("win").options) o.textContent = winText(o.value);
   for (const o of $("meld-kind").options) o.textContent = meldText(o.value);
   for (const o of $("round_wind").options) o.textContent = windText(Number(o.value[0]) - 1);
-  for (const sel of document.querySelectorAll("select[data-seat]")) {
-    for (const o of sel.options) if (o.value !== "") o.textContent = seatName(Number(o.value));
-  }
+  relabelSeatSelects();
   for (const el of document.querySelectorAll("[data-field]")) el.textContent = fieldLabel(el.dataset.field);
   for (const c of document.querySelectorAll("#picker-grid .chip")) {
     c.setAttribute("aria-label", t("pick", { tile: tileName(c.dataset.tile) }));

@@ -191,9 +191,7 @@ function renderHands(view) {
 
 /** Seat selects (winner, discarder, melds' "from", the city's seat fields) list players. */
 function relabelSeats() {
-  for (const sel of document.querySelectorAll("select[data-seat]")) {
-    for (const o of sel.options) if (o.value !== "") o.textContent = seatName(Number(o.value));
-  }
+  relabelSeatSelects();
   renderTiles();
 }
 
@@ -342,9 +340,7 @@ async function tablePreview() {
     setStatus("");
   } catch (err) {
     if (seq !== state.seq) return;
-    $("result").hidden = true;
-    setStatus("");
-    showError(err);
+    scoreFailed(err);
   }
 }
 
