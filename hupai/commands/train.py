@@ -80,6 +80,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     namer.add_argument(
         "--min-side", type=float, default=20.0, help="tiles smaller than this (px) are left out"
     )
+    for kind, what in (
+        ("hard", "straddling boxes and part tiles of the real photos"),
+        ("clutter", "drawn clutter: text, keys, cards, dominoes, dice, coins, phones"),
+        ("sheet", "rows of other sets' tiles (Debian sprite sheets) with look-alikes"),
+    ):
+        namer.add_argument(
+            f"--{kind}-share", type=float, default=0.0, help=f"of each epoch's crops: {what}"
+        )
     namer.set_defaults(handler=_namer)
 
     namer_export = stages.add_parser("namer-export", help="export the namer to ONNX + manifest")
@@ -233,6 +241,9 @@ def _namer(args: argparse.Namespace) -> int:
         lr=args.lr,
         synth_share=args.synth_share,
         min_side=args.min_side,
+        hard_share=args.hard_share,
+        clutter_share=args.clutter_share,
+        sheet_share=args.sheet_share,
     )
     try:
         print(f"best weights: {run(config)}")

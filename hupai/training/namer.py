@@ -64,11 +64,20 @@ class NamerConfig:
     weight_decay: float = 1e-4
     label_smoothing: float = 0.05
     synth_share: float = 0.45  # of each epoch's crops
+    # hard cases (datasets.hard_crops): straddling boxes and part tiles of the real photos,
+    # clutter, rows of other sets' tiles with look-alikes; shares of each epoch's crops
+    hard_share: float = 0.0
+    clutter_share: float = 0.0
+    sheet_share: float = 0.0
+    clutter_crops: int = 20000
+    sheet_rows: int = 3000
     flower_boost: float = 4.0  # flowers are rare and vary most between sets
     white_dragon_boost: float = 2.0
     mirror_epochs: int = 2
     mirror_crops: int = 0  # crops per mirror epoch (0: every val crop)
-    init: str | None = None  # start from this checkpoint (it also votes on mirror images)
+    init: str | None = (
+        None  # start from this checkpoint or shipped ONNX (it also votes on mirror images)
+    )
     min_side: float = 20.0  # tiles smaller than this in their photo (px) are not trained on
     seed: int = 0
     threads: int = 2
@@ -189,6 +198,12 @@ def build_crops(cfg: NamerConfig, log: Callable[[str], None]) -> dict[str, Path]
         "real-val": data / "real-val.npz",
         "synth-train": data / f"synth-train-s{cfg.synth_seed}-n{cfg.synth_scenes}.npz",
         "synth-val": data / f"synth-val-s{cfg.synth_seed + 1}-n{cfg.synth_val_scenes}.npz",
+        "hard-train": data / "hard-real-train.npz",
+        "hard-val": data / "hard-real-val.npz",
+        "clutter-train": data / f"clutter-s{cfg.synth_seed}-n{cfg.clutter_crops}.npz",
+        "clutter-val": data / f"clutter-s{cfg.synth_seed + 1}-n2000.npz",
+        "sheet-train": data / f"sheets-s{cfg.synth_seed}-n{cfg.sheet_rows}.npz",
+        "sheet-val": data / f"sheets-s{cfg.synth_seed + 1}-n300.npz",
     }
     for split in ("train", "val"):
         path = paths[f"real-{split}"]
@@ -211,7 +226,32 @@ def build_crops(cfg: NamerConfig, log: Callable[[str], None]) -> dict[str, Path]
             crops = crops_from_synth(n, seed=seed, progress=True)
             crops.save(paths[key])
             log(f"crops: {paths[key]} ({len(crops)} crops, {time.perf_counter() - began:.0f} s)")
+    _build_hard_crops(cfg, paths, log)
     return paths
+
+
+def _build_hard_crops(cfg: NamerConfig, paths: dict[str, Path], log: Callable[[str], None]) -> None:
+    from datasets.hard_crops import clutter_crops, hard_crops_from_yolo, sheet_crops
+
+    real = Path(cfg.real)
+    builders: dict[str, Callable[[], CropSet]] = {
+        "hard-train": lambda: hard_crops_from_yolo(
+            real / "images" / "train", real / "labels" / "train", seed=cfg.seed
+        ),
+        "hard-val": lambda: hard_crops_from_yolo(
+            real / "images" / "val", real / "labels" / "val", seed=cfg.seed + 1
+        ),
+        "clutter-train": lambda: clutter_crops(cfg.clutter_crops, seed=cfg.synth_seed),
+        "clutter-val": lambda: clutter_crops(2000, seed=cfg.synth_seed + 1),
+        "sheet-train": lambda: sheet_crops(cfg.sheet_rows, seed=cfg.synth_seed),
+        "sheet-val": lambda: sheet_crops(300, seed=cfg.synth_seed + 1),
+    }
+    for key, build in builders.items():
+        if not paths[key].exists():
+            began = time.perf_counter()
+            crops = build()
+            crops.save(paths[key])
+            log(f"crops: {paths[key]} ({len(crops)} crops, {time.perf_counter() - began:.0f} s)")
 
 
 def art_set_of(source: str) -> str:
@@ -245,6 +285,26 @@ def build_model(num_classes: int = len(NAMER_CLASSES)) -> Any:
     return EfficientNet.from_pretrained(
         "efficientnet-lite0", weights_path=weights, num_classes=num_classes
     )
+
+
+def initial_model(init: str | None) -> Any:
+    """The model a run starts from: ImageNet weights, a checkpoint's, or a shipped namer ONNX
+    rebuilt (:mod:`hupai.training.namer_onnx`; its batch norms are then trained frozen)."""
+    import torch
+
+    if init and init.endswith(".onnx"):
+        from hupai.training.namer_onnx import model_from_onnx
+
+        return model_from_onnx(Path(init), build_model)
+    model = build_model()
+    if init:
+        model.load_state_dict(torch.load(init, map_location="cpu", weights_only=False)["model"])
+    return model
+
+
+def frozen_norms(cfg: NamerConfig) -> bool:
+    """A namer rebuilt from ONNX has its batch norms folded away: train them frozen."""
+    return bool(cfg.init and cfg.init.endswith(".onnx"))
 
 
 def _batches(n: int, batch: int) -> list[slice]:
@@ -296,6 +356,10 @@ def train_epochs(
         rng = np.random.default_rng([cfg.seed, epoch])
         pick = _epoch_indices(rng, sets, weights, steps_per_epoch * cfg.batch)
         model.train()
+        if frozen_norms(cfg):
+            from hupai.training.namer_onnx import freeze_batch_norms
+
+            freeze_batch_norms(model)
         began, seen, correct, total_loss = time.perf_counter(), 0, 0, 0.0
         for step in range(steps_per_epoch):
             rows = pick[step * cfg.batch : (step + 1) * cfg.batch]
@@ -374,6 +438,16 @@ def accuracy_report(probs: NDArray[np.float64], labels: NDArray[np.int16]) -> di
     return out
 
 
+def selection_score(val: dict[str, Any], hard: dict[str, dict[str, Any]]) -> float:
+    """What picks the epoch: real val crops first, then the hard cases (straddles and part
+    tiles of the real val photos, clutter, other sets' rows) — none of them the test split."""
+    parts = [0.6 * float(val["accuracy"])]
+    rest = [float(h["accuracy"]) for h in hard.values() if h["n"]]
+    if rest:
+        parts.append(0.4 * sum(rest) / len(rest))
+    return sum(parts) / (0.6 + (0.4 if rest else 0.0))
+
+
 # -- stage 2: mirror images ------------------------------------------------------------------
 
 
@@ -391,9 +465,8 @@ def find_mirrored(
     import torch
 
     torch.set_num_threads(cfg.threads)
-    model = build_model()
+    model = initial_model(cfg.init)
     if cfg.init:
-        model.load_state_dict(torch.load(cfg.init, map_location="cpu", weights_only=False)["model"])
         log(f"mirror: {cfg.init} judges")
     else:
         vote_cfg = NamerConfig(**{**asdict(cfg), "flower_boost": 2.0})
@@ -483,17 +556,26 @@ def run(cfg: NamerConfig) -> Path:
         without_set(CropSet.load(paths["synth-train"]), cfg.holdout_set), cfg.min_side
     )
     synth_val = CropSet.load(paths["synth-val"])
+    hard_sets = [
+        (CropSet.load(paths[key]), share)
+        for key, share in (
+            ("hard-train", cfg.hard_share),
+            ("clutter-train", cfg.clutter_share),
+            ("sheet-train", cfg.sheet_share),
+        )
+        if share > 0
+    ]
+    checks = {key: CropSet.load(paths[key]) for key in ("hard-val", "clutter-val", "sheet-val")}
     log(
         f"train: real {len(real_train)} crops, synthetic {len(synth_train)}"
         + (f" (without {cfg.holdout_set})" if cfg.holdout_set else "")
     )
 
-    model = build_model()
     last, best = run_dir / "weights" / "last.pt", run_dir / "weights" / "best.pt"
+    model = initial_model(None if last.exists() else cfg.init)  # resuming loads last.pt
     state = None
     best_acc = -1.0
     if cfg.init and not last.exists():
-        model.load_state_dict(torch.load(cfg.init, map_location="cpu", weights_only=False)["model"])
         log(f"start: from {cfg.init}")
     if last.exists():
         ckpt = torch.load(last, map_location="cpu", weights_only=False)
@@ -503,12 +585,18 @@ def run(cfg: NamerConfig) -> Path:
         log(f"resume: from epoch {state['epoch'] + 1}")
     val_inputs = centre_inputs(real_val.images, cfg.size)
     sval_inputs = centre_inputs(synth_val.images, cfg.size)
+    check_inputs = {key: centre_inputs(c.images, cfg.size) for key, c in checks.items()}
     history_path = run_dir / "history.jsonl"
 
     def on_epoch(epoch: int, train_state: dict[str, Any]) -> None:
         nonlocal best_acc
         val = accuracy_report(predict(model, val_inputs), real_val.labels)
         sval = accuracy_report(predict(model, sval_inputs), synth_val.labels)
+        hard = {
+            key: accuracy_report(predict(model, check_inputs[key]), c.labels)
+            for key, c in checks.items()
+        }
+        score = selection_score(val, hard)
         row = {
             "epoch": epoch + 1,
             "train_loss": train_state["train_loss"],
@@ -516,31 +604,39 @@ def run(cfg: NamerConfig) -> Path:
             "seconds": round(train_state["seconds"]),
             "val": val,
             "synth_val": sval,
+            "hard": hard,
+            "score": score,
         }
         with history_path.open("a") as f:
             f.write(json.dumps(row) + "\n")
         log(
             f"epoch {epoch + 1}: val acc {val['accuracy']:.4f} (tiles {val['tiles_accuracy']:.4f},"
             f" reject {val['reject_recall']}) synth val {sval['accuracy']:.4f} "
-            f"flowers {sval.get('flowers_accuracy')}"
+            f"flowers {sval.get('flowers_accuracy')} | "
+            + " ".join(f"{k} {v['accuracy']:.4f}" for k, v in hard.items())
+            + f" | score {score:.4f}"
         )
         ckpt = {
             "model": model.state_dict(),
             "train_state": train_state,
-            "best_acc": max(best_acc, val["accuracy"]),
+            "best_acc": max(best_acc, score),
             "config": asdict(cfg),
             "val": val,
         }
         torch.save(ckpt, last.with_suffix(".tmp"))
         last.with_suffix(".tmp").replace(last)
-        if val["accuracy"] > best_acc:
-            best_acc = val["accuracy"]
+        if score > best_acc:
+            best_acc = score
             torch.save(ckpt, best)
             log(f"  best so far: {best}")
 
     train_epochs(
         model,
-        [(real_train, 1 - cfg.synth_share), (synth_train, cfg.synth_share)],
+        [
+            (real_train, 1 - cfg.synth_share - sum(share for _, share in hard_sets)),
+            (synth_train, cfg.synth_share),
+            *hard_sets,
+        ],
         cfg,
         epochs=cfg.epochs,
         epoch_crops=cfg.epoch_crops,
