@@ -413,3 +413,39 @@ def clutter_crop(rng: Rng, size: int, margin: float) -> tuple[Canvas, str]:
         seen = np.ascontiguousarray(np.rot90(seen, int(rng.integers(1, 4))))
     out = cv2.resize(seen, (size, size), interpolation=cv2.INTER_AREA)
     return np.asarray(out, np.uint8), kind
+
+
+def lay_clutter(
+    rng: Rng, img: NDArray[np.float32], tile_px: float, tiles: NDArray[np.float64], count: int
+) -> None:
+    """Clutter pasted into a scene (BGR float) at about a tile's size (``tile_px``), never
+    over a tile's box (``tiles``, xyxy in the image): nothing labelled is hidden."""
+    import cv2
+
+    h, w = img.shape[:2]
+    for _ in range(count):
+        side = max(16, round(tile_px * float(rng.uniform(1.5, 3.5))))  # object and margin
+        if side >= min(h, w):
+            continue
+        for _try in range(20):
+            left, top = int(rng.integers(0, w - side)), int(rng.integers(0, h - side))
+            pad = 0.1 * side
+            if (
+                not len(tiles)
+                or not (
+                    (tiles[:, 0] < left + side + pad)
+                    & (tiles[:, 2] > left - pad)
+                    & (tiles[:, 1] < top + side + pad)
+                    & (tiles[:, 3] > top - pad)
+                ).any()
+            ):
+                break
+        else:
+            continue
+        patch, _kind = clutter_crop(rng, side, float(rng.uniform(0.05, 0.3)))
+        m = cv2.getRotationMatrix2D((side / 2, side / 2), float(rng.uniform(-40, 40)), 1.0)
+        turned = cv2.warpAffine(patch, m, (side, side))
+        mask = cv2.warpAffine(np.ones((side, side), np.float32), m, (side, side))
+        alpha = cv2.GaussianBlur(mask, (0, 0), max(0.5, side / 80))[..., None]
+        region = img[top : top + side, left : left + side]
+        region[:] = region * (1 - alpha) + turned.astype(np.float32) * alpha

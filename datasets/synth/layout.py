@@ -205,7 +205,8 @@ def random_hand(rng: np.random.Generator) -> HandPlan:
 class _Builder:
     def __init__(self, rng: np.random.Generator, size: TileSize) -> None:
         self.rng, self.size, self.layout = rng, size, Layout(size)
-        self.gap = float(rng.uniform(0.0, 1.2))  # between touching tiles, mm
+        # between touching tiles, mm: a third of the hands stand edge to edge
+        self.gap = 0.0 if rng.random() < 0.33 else float(rng.uniform(0.0, 1.2))
         self.jitter = float(rng.choice([0.0, 0.3, 0.8]))  # how carelessly tiles are laid
 
     def group(self, role: Role, row: int, meld: MeldKind | None = None) -> Group:

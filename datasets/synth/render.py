@@ -29,12 +29,17 @@ Rng = np.random.Generator
 #: 1: first release (synth-v1); 2: discards and walls, ink palette swaps, more overhead views,
 #: mostly white faces, corner indices, some images squeezed to a square, block scenes,
 #: leaning standing hands behind a rack; 3: close-ups (tiles 19 % to 70 % of the short
-#: side) and far views (tiles 11-22 px) for the class-agnostic finder.
-RENDER_VERSION = 3
+#: side) and far views (tiles 11-22 px) for the class-agnostic finder; 4: the world outside
+#: one set — clutter carrying glyphs on the table (text, keyboard keys, cards, dominoes,
+#: dice, coins, phones: :mod:`datasets.clutter`), tiles from squat to tall (width/height
+#: 0.6-0.85), a third of the rows edge to edge, and the 60 % rule for tiles cut or hidden.
+RENDER_VERSION = 4
 #: Share of non-square images squeezed to a square afterwards, like the real set's photos.
 STRETCH_SHARE = 0.15
-#: A tile is labelled when at least this share of its face (or back) is visible.
-MIN_VISIBLE_FACE = 0.45
+#: A tile is labelled when at least this share of its face (or back) is visible — cut by
+#: the photo's edge or hidden under another. The same rule as the namer's part tiles
+#: (:data:`datasets.hard_negatives.COUNTS_FROM`): less than that is not a tile to read.
+MIN_VISIBLE_FACE = 0.6
 #: Aspect ratios (width, height) an image is drawn with; the long side is the image size.
 ASPECTS = ((4, 3), (3, 4), (16, 9), (9, 16), (1, 1))
 
@@ -325,6 +330,7 @@ class Renderer:
         if not clean and rng.random() < 0.6:
             keep = ((lo[0] - x0) * s, (lo[1] - y0) * s, (hi[0] - x0) * s, (hi[1] - y0) * s)
             surfaces.flat_clutter(rng, tex, s, keep, int(rng.integers(1, 6)))
+
         a = np.array([[1 / s, 0, x0], [0, 1 / s, y0], [0, 0, 1]])
         hom = cam.P[:, [0, 1, 3]] @ a
         inside = cv2.warpPerspective(
@@ -393,8 +399,8 @@ class Renderer:
         width, height = (size, round(size * ah / aw)) if aw >= ah else (round(size * aw / ah), size)
 
         tw_mm = float(rng.uniform(24, 32))
-        tsize = TileSize(
-            tw_mm, tw_mm * float(rng.uniform(1.25, 1.45)), tw_mm * float(rng.uniform(0.5, 0.85))
+        tsize = TileSize(  # width/height 0.6 (tall, narrow) to 0.85 (squat)
+            tw_mm, tw_mm / float(rng.uniform(0.6, 0.85)), tw_mm * float(rng.uniform(0.5, 0.85))
         )
         if layout is None:
             layout = random_layout(rng, tsize)
@@ -445,6 +451,17 @@ class Renderer:
         }
 
         img = self._table(rng, cam, layout, opts.clean).astype(np.float32)
+        if not opts.clean and rng.random() < 0.55:
+            from datasets.clutter import lay_clutter
+
+            boxes = []
+            for c in corners:
+                uv, depth = cam.project(c)
+                if (depth > 0).all():
+                    boxes.append((*uv.min(0), *uv.max(0)))
+            lay_clutter(
+                rng, img, tile_px, np.asarray(boxes).reshape(-1, 4), int(rng.integers(1, 8))
+            )
         img = self._shadows(rng, img, cam, corners, light, biggest)
 
         h, w = height, width
