@@ -118,6 +118,7 @@ class LabelReport:
     labelled: int = 0  # read by the detector in this run
     already_done: int = 0  # skipped: done in an earlier run
     failed: list[dict[str, str]] = field(default_factory=list)  # photo, error
+    no_tiles: list[str] = field(default_factory=list)  # read, and no tile found
     not_photos: list[str] = field(default_factory=list)
     kept: list[dict[str, str]] = field(default_factory=list)  # path, reason
     gone: int = 0  # photos in the manifest no longer in the folder
@@ -138,6 +139,7 @@ class LabelReport:
             "labelled": self.labelled,
             "already_done": self.already_done,
             "failed": self.failed,
+            "no_tiles": self.no_tiles,
             "not_photos": self.not_photos,
             "kept": self.kept,
             "gone": self.gone,
@@ -157,6 +159,11 @@ class LabelReport:
         ]
         for f in self.failed:
             lines.append(f"  unreadable: {f['error']}")
+        if self.no_tiles:
+            shown = ", ".join(self.no_tiles[:5]) + (" …" if len(self.no_tiles) > 5 else "")
+            lines.append(
+                f"  {len(self.no_tiles)} photo(s) with no tile found (empty labels): {shown}"
+            )
         if self.not_photos:
             shown = ", ".join(self.not_photos[:5]) + (" …" if len(self.not_photos) > 5 else "")
             lines.append(f"  {len(self.not_photos)} file(s) skipped, not photos: {shown}")
@@ -462,14 +469,21 @@ def _error_text(exc: Exception, path: Path, rel: str) -> str:
     return text.replace(str(path), rel)
 
 
+def _per_tile(values: Any, tiles: int, dtype: Any) -> Any:
+    """A flat list back to one row per tile (none: ``(0, 0)``; numpy cannot infer a row
+    length from an empty list, which stopped a whole batch at a photo without tiles)."""
+    flat = np.asarray(values, dtype)
+    return flat.reshape(tiles, flat.size // tiles if tiles else 0)
+
+
 def reading_of(entry: dict[str, Any], rel: str) -> Reading:
     """The reading of a photo rebuilt from its manifest entry (no model needed)."""
     frame = entry["frame"]
     det = Detections.make(frame["xyxy"], frame["class_id"], frame["confidence"])
     names = None
     if "alternatives" in frame:
-        alt = np.asarray(frame["alternatives"], np.int64).reshape(len(det), -1)
-        alt_p = np.asarray(frame["alternative_probs"], np.float64).reshape(len(det), -1)
+        alt = _per_tile(frame["alternatives"], len(det), np.int64)
+        alt_p = _per_tile(frame["alternative_probs"], len(det), np.float64)
         names = NamedTiles(det, alt, alt_p)
     reading = build_reading(
         det,
@@ -1034,8 +1048,14 @@ def _collected(
         entry = store.photos[p.rel]
         stem, image_id = names[p.rel]
         image_name = p.rel if in_place else stem + PurePosixPath(p.rel).suffix
-        reading = reading_of(entry, p.rel)
+        try:
+            reading = reading_of(entry, p.rel)
+        except Exception as exc:  # one photo must never stop the batch: reported, skipped
+            report.failed.append({"photo": p.rel, "error": f"{p.rel}: {type(exc).__name__}: {exc}"})
+            continue
         report.warnings.update(reading.codes)
+        if not len(reading.detections):
+            report.no_tiles.append(p.rel)
         row = {
             "photo": p.rel,
             "id": image_id,
