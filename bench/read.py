@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from scoring.tiles import HAND_TILES  # noqa: E402
 from vision.classes import class_by_name  # noqa: E402
 from vision.detections import Detections  # noqa: E402
-from vision.metrics import Boxes, evaluate  # noqa: E402
+from vision.metrics import evaluate  # noqa: E402
 
 SHARED = list(range(len(HAND_TILES)))  # the 34 kinds both models know
 PEER_NAMES = {
@@ -46,7 +46,7 @@ PEER_NAMES = {
 }
 
 
-def load_split(split: Path, limit: int | None) -> list[tuple[Path, Boxes]]:
+def load_split(split: Path, limit: int | None) -> list[tuple[Path, Detections]]:
     images = sorted((split / "images" / "test").glob("*.jpg"))[:limit]
     out = []
     for img in images:
@@ -64,16 +64,12 @@ def load_split(split: Path, limit: int | None) -> list[tuple[Path, Boxes]]:
             ],
             axis=1,
         )
-        out.append((img, Boxes.make(xy, rows[:, 0].astype(int))))
+        out.append((img, Detections.make(xy, rows[:, 0].astype(int))))
     return out
 
 
 def pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) * 1000
-
-
-def as_boxes(det: Detections) -> Boxes:
-    return Boxes(det.xyxy, det.class_id, det.confidence)
 
 
 # -- peer ---------------------------------------------------------------------------------
@@ -91,7 +87,7 @@ def peer_class_map(names: list[str]) -> np.ndarray:
     return np.array([class_by_name(PEER_NAMES.get(n, n)) for n in names], dtype=np.int64)
 
 
-def peer_boxes(peer: Any, path: Path) -> Boxes:
+def peer_boxes(peer: Any, path: Path) -> Detections:
     from mahjong_detector.predict import CLASS_NAMES as NAMES
     from mahjong_detector.predict import predict
     from mahjong_detector.preprocess import preprocess_image
@@ -100,7 +96,7 @@ def peer_boxes(peer: Any, path: Path) -> Boxes:
     img, padding = preprocess_image(Image.open(path))
     dets = predict(img, padding)
     cmap = peer_class_map(list(NAMES))
-    return Boxes.make(
+    return Detections.make(
         [[d.x1, d.y1, d.x2, d.y2] for d in dets],
         [int(cmap[d.class_id]) for d in dets],
         [d.confidence for d in dets],
@@ -141,8 +137,8 @@ class PeerDetector:
 
 
 def run_ours(
-    detector: Any, photos: list[tuple[Path, Boxes]], repeat: int, namer: Any = None
-) -> tuple[list[float], list[Boxes]]:
+    detector: Any, photos: list[tuple[Path, Detections]], repeat: int, namer: Any = None
+) -> tuple[list[float], list[Detections]]:
     from vision.detector import load_image
     from vision.reading import read_image
 
@@ -155,13 +151,13 @@ def run_ours(
             reading = read_image(image, detector=detector, namer=namer, source=str(path))
             best = min(best, time.perf_counter() - t)
         times.append(best)
-        preds.append(as_boxes(reading.detections))
+        preds.append(reading.detections)
     return times, preds
 
 
 def run_peer(
-    peer: Any, photos: list[tuple[Path, Boxes]], repeat: int
-) -> tuple[list[float], list[Boxes]]:
+    peer: Any, photos: list[tuple[Path, Detections]], repeat: int
+) -> tuple[list[float], list[Detections]]:
     times, preds = [], []
     for path, _ in photos:
         best = float("inf")
@@ -175,8 +171,8 @@ def run_peer(
 
 
 def large_photos(
-    photos: list[tuple[Path, Boxes]], n: int, scale: float
-) -> list[tuple[np.ndarray, Boxes]]:
+    photos: list[tuple[Path, Detections]], n: int, scale: float
+) -> list[tuple[np.ndarray, Detections]]:
     """Test photos pasted at ``scale`` into 4000×3000 canvases of their own mean colour."""
     import cv2
 
@@ -191,12 +187,12 @@ def large_photos(
         x0, y0 = int(rng.integers(0, 4000 - w)), int(rng.integers(0, 3000 - h))
         canvas[y0 : y0 + h, x0 : x0 + w] = small
         xy = truth.xyxy * scale + np.array([x0, y0, x0, y0])
-        out.append((canvas, Boxes(xy, truth.class_id, truth.confidence)))
+        out.append((canvas, Detections(xy, truth.confidence, truth.class_id)))
     return out
 
 
 def run_strategies(
-    detector: Any, scenes: list[tuple[np.ndarray, Boxes]]
+    detector: Any, scenes: list[tuple[np.ndarray, Detections]]
 ) -> dict[str, tuple[float, Any]]:
     from vision.reading import detect_photo
 
@@ -230,7 +226,7 @@ def run_strategies(
         times, preds = [], []
         for img, _ in scenes:
             t = time.perf_counter()
-            preds.append(as_boxes(fn(img)))
+            preds.append(fn(img))
             times.append(time.perf_counter() - t)
         report = evaluate(preds, [t for _, t in scenes], 0.25, classes=SHARED)
         out[name] = (statistics.median(times), report)
@@ -240,7 +236,7 @@ def run_strategies(
 SWEEP = (0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9)
 
 
-def hand_scene(path: Path, truth: Boxes, span: float) -> tuple[np.ndarray, Boxes]:
+def hand_scene(path: Path, truth: Detections, span: float) -> tuple[np.ndarray, Detections]:
     """The photo's tiles (their region and a margin) pasted into a 4000×3000 canvas of its
     mean colour, scaled so that the region spans ``span`` of the long side."""
     import cv2
@@ -261,10 +257,10 @@ def hand_scene(path: Path, truth: Boxes, span: float) -> tuple[np.ndarray, Boxes
     ox, oy = (4000 - w) // 2, (3000 - h) // 2
     canvas[oy : oy + h, ox : ox + w] = small
     xy = (truth.xyxy - [x0, y0, x0, y0]) * scale + [ox, oy, ox, oy]
-    return canvas, Boxes(xy, truth.class_id, truth.confidence)
+    return canvas, Detections(xy, truth.confidence, truth.class_id)
 
 
-def sweep(detector: Any, namer: Any, photos: list[tuple[Path, Boxes]]) -> None:
+def sweep(detector: Any, namer: Any, photos: list[tuple[Path, Detections]]) -> None:
     from vision.metrics import StageReport
     from vision.reading import read_image
 
@@ -277,7 +273,7 @@ def sweep(detector: Any, namer: Any, photos: list[tuple[Path, Boxes]]) -> None:
             t = time.perf_counter()
             reading = read_image(image, detector=detector, namer=namer)
             times.append(time.perf_counter() - t)
-            read = as_boxes(reading.detections)
+            read = reading.detections
             stages.add(moved, reading.extra["found_xyxy"], read, reading.alternatives)
             reads.append(read)
             truths.append(moved)

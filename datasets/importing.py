@@ -33,8 +33,6 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
-import numpy as np
-
 from datasets.coco import coco_items
 from datasets.image_labels import ImageLabels, to_yolo_boxes
 from datasets.labels import LabelBox, LabelError, load_yolo_labels, save_yolo_labels
@@ -42,6 +40,7 @@ from datasets.labelstudio import labelstudio_items
 from datasets.names import class_map, find_names_file, read_names
 from datasets.yolo import data_yaml_text
 from vision.classes import CLASS_NAMES
+from vision.detections import box_iou
 
 FORMATS = ("labelstudio-json", "labelstudio-min", "coco", "yolo")
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}
@@ -486,7 +485,7 @@ def _compare(predicted: ImageLabels, final: ImageLabels, changes: Changes) -> No
     matched_b: set[int] = set()
     changed = False
     if len(a) and len(b):
-        iou = _iou(a.xyxy, b.xyxy)
+        iou = box_iou(a.xyxy, b.xyxy)
         rows, cols = linear_sum_assignment(-iou)
         for i, j in zip(rows, cols, strict=True):
             if iou[i, j] < MATCH_IOU:
@@ -508,17 +507,6 @@ def _compare(predicted: ImageLabels, final: ImageLabels, changes: Changes) -> No
             changes.added[CLASS_NAMES[int(b.class_id[j])]] += 1
             changed = True
     changes.images_changed += int(changed)
-
-
-def _iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    return np.asarray(inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9))
 
 
 def _with_predictions(entries: list[Entry], path: Path, report: ImportReport) -> list[Entry]:

@@ -29,7 +29,7 @@ import numpy as np
 
 from vision.classes import CLASS_NAMES
 from vision.detections import Detections
-from vision.metrics import SIZE_BINS, Boxes, Report, StageReport, evaluate
+from vision.metrics import SIZE_BINS, Report, StageReport, evaluate
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 #: Confidence for ranking candidates in mAP (ultralytics validates at 0.001).
@@ -92,7 +92,7 @@ def _labels_for(images_dir: Path) -> Path:
 
 def load_truth(
     sample: Sample, width: int, height: int, class_map: Sequence[int] | None = None
-) -> Boxes:
+) -> Detections:
     """The photo's labelled boxes in pixels, classes mapped to hupai's by ``class_map``
     (dataset class id → hupai class id)."""
     from datasets.labels import load_yolo_labels
@@ -109,7 +109,7 @@ def load_truth(
                 f"{len(class_map)} class names"
             )
         classes = [class_map[c] for c in classes]
-    return Boxes.make(xyxy, classes)
+    return Detections.make(xyxy, classes)
 
 
 def dataset_class_map(folder: Path, split: str | None = None) -> tuple[list[int] | None, str]:
@@ -130,8 +130,8 @@ def dataset_class_map(folder: Path, split: str | None = None) -> tuple[list[int]
     return ids, f"classes by name from {source}" + ("" if same else " (reordered to hupai's)")
 
 
-def _boxes(det: Detections) -> Boxes:
-    return Boxes.make(det.xyxy, det.class_id, det.confidence)
+def _boxes(det: Detections) -> Detections:
+    return det
 
 
 @dataclass(frozen=True)

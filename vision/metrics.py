@@ -18,62 +18,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.detections import Detections, box_iou
+
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 
 
-@dataclass(frozen=True)
-class Boxes:
-    """Boxes of one photo: ``xyxy`` (n, 4) pixels, ``class_id`` (n,), ``confidence`` (n,)
-    (1.0 for ground truth)."""
-
-    xyxy: NDArray[np.float64]
-    class_id: NDArray[np.int64]
-    confidence: NDArray[np.float64]
-
-    @staticmethod
-    def make(
-        xyxy: Sequence[Sequence[float]] | NDArray[np.float64],
-        class_id: Sequence[int] | NDArray[np.int64],
-        confidence: Sequence[float] | NDArray[np.float64] | None = None,
-    ) -> Boxes:
-        boxes = np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)
-        classes = np.asarray(class_id, dtype=np.int64).reshape(-1)
-        conf = (
-            np.ones(len(classes))
-            if confidence is None
-            else np.asarray(confidence, dtype=np.float64).reshape(-1)
-        )
-        if not len(boxes) == len(classes) == len(conf):
-            raise ValueError("xyxy, class_id and confidence must have the same length")
-        return Boxes(boxes, classes, conf)
-
-    def __len__(self) -> int:
-        return len(self.class_id)
-
-    def above(self, threshold: float) -> Boxes:
-        keep = self.confidence >= threshold
-        return Boxes(self.xyxy[keep], self.class_id[keep], self.confidence[keep])
-
-
-def box_iou(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
-    """IoU matrix (len(a), len(b)) of xyxy boxes.
-
-    >>> box_iou(np.array([[0, 0, 2, 2.]]), np.array([[1, 1, 3, 3.], [0, 0, 2, 2.]])).round(3)
-    array([[0.143, 1.   ]])
-    """
-    if len(a) == 0 or len(b) == 0:
-        return np.zeros((len(a), len(b)))
-    lt = np.maximum(a[:, None, :2], b[None, :, :2])
-    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.clip(rb - lt, 0, None).prod(axis=2)
-    area_a = (a[:, 2:] - a[:, :2]).prod(axis=1)
-    area_b = (b[:, 2:] - b[:, :2]).prod(axis=1)
-    union = area_a[:, None] + area_b[None, :] - inter
-    return np.asarray(inter / np.maximum(union, 1e-9), dtype=np.float64)
-
-
 def match_predictions(
-    pred: Boxes, truth: Boxes, thresholds: NDArray[np.float64] = IOU_THRESHOLDS
+    pred: Detections, truth: Detections, thresholds: NDArray[np.float64] = IOU_THRESHOLDS
 ) -> NDArray[np.bool_]:
     """(len(pred), len(thresholds)) true-positive matrix: each truth box is matched at most
     once per threshold, to a same-class prediction, best IoU first (ultralytics' rule)."""
@@ -123,8 +74,8 @@ class Report:
 
 
 def evaluate(
-    predictions: Sequence[Boxes],
-    truths: Sequence[Boxes],
+    predictions: Sequence[Detections],
+    truths: Sequence[Detections],
     conf_threshold: float = 0.25,
     classes: Sequence[int] | None = None,
 ) -> Report:
@@ -180,9 +131,9 @@ def evaluate(
     )
 
 
-def _only(boxes: Boxes, wanted: NDArray[np.int64]) -> Boxes:
+def _only(boxes: Detections, wanted: NDArray[np.int64]) -> Detections:
     keep = np.isin(boxes.class_id, wanted)
-    return Boxes(boxes.xyxy[keep], boxes.class_id[keep], boxes.confidence[keep])
+    return boxes[keep]
 
 
 def _per_class_ap(
@@ -209,7 +160,7 @@ def _per_class_ap(
     return result
 
 
-def _confusions(pred: Boxes, truth: Boxes) -> Counter[tuple[int, int]]:
+def _confusions(pred: Detections, truth: Detections) -> Counter[tuple[int, int]]:
     """(truth class, predicted class) pairs of boxes that overlap (IoU ≥ 0.5) but disagree,
     each truth box matched to its best-overlapping prediction."""
     out: Counter[tuple[int, int]] = Counter()
@@ -273,9 +224,9 @@ class StageReport:
 
     def add(
         self,
-        truth: Boxes,
+        truth: Detections,
         finder_xyxy: NDArray[np.float64],
-        read: Boxes,
+        read: Detections,
         alternatives: NDArray[np.int64] | None,
     ) -> None:
         self.truth += len(truth)
