@@ -28,7 +28,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 
 typecheck: $(STAMP)
-	$(VENV)/bin/mypy scoring hupai
+	$(VENV)/bin/mypy scoring hupai ledger
 
 # Debian packages the tests use, installed when missing and apt-get can be used (otherwise the
 # tests that need them are skipped, saying why): Chromium for the page's browser test

@@ -17,7 +17,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from hupai.ledger.store import Ledger
+from ledger.store import Ledger
 from scoring import city_names
 from service import errors
 from service.api import AnnotatedStore, ReadPool, get_reader, router

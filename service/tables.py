@@ -1,4 +1,4 @@
-"""``/v1/tables``: a table's whole game (thin routes over :mod:`hupai.ledger`).
+"""``/v1/tables``: a table's whole game (thin routes over :mod:`ledger`).
 
 A table is reached by one of its two unguessable tokens: the write link changes it, the
 read link (to share with the other players) only shows it. Hands are given in players'
@@ -15,7 +15,7 @@ import anyio.to_thread
 from fastapi import APIRouter, Body, Depends, File, Form, Path, Query, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
 
-from hupai.ledger.store import Ledger, LedgerError, PhotoRecord
+from ledger.store import Ledger, LedgerError, PhotoRecord
 from service.api import (
     PHOTO_DOC,
     ReadPool,

@@ -63,7 +63,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from hupai.ledger.store import Ledger
+    from ledger.store import Ledger
     from service.app import create_app
 
     # where the tables are kept (opened on the first table request, not now)

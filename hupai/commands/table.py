@@ -84,14 +84,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _ledger(args: argparse.Namespace) -> Any:
-    from hupai.ledger.store import Ledger
+    from ledger.store import Ledger
 
     return Ledger(args.db or os.environ.get("HUPAI_DATABASE_URL") or None)
 
 
 def _call(fn: Any, *args: Any) -> Any:
     from hupai.cli import UserError
-    from hupai.ledger.store import LedgerError
+    from ledger.store import LedgerError
 
     try:
         return fn(*args)
@@ -167,7 +167,7 @@ def _photo_entry(
 ) -> tuple[dict[str, Any], Any]:
     from hupai.cli import UserError
     from hupai.commands.read import load_models, parse_win_tile
-    from hupai.ledger.store import PhotoRecord
+    from ledger.store import PhotoRecord
     from service.photos import thumbnail_jpeg
     from vision.annotate import annotate
     from vision.detector import ImageError, load_image

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from hupai.ledger.pgtemp import PostgresServer, PostgresUnavailable, temporary_postgres
-from hupai.ledger.store import Ledger
+from ledger.pgtemp import PostgresServer, PostgresUnavailable, temporary_postgres
+from ledger.store import Ledger
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from hupai.ledger.store import Invalid, Ledger, NotFound, PhotoRecord, ReadOnly, Stale
+from ledger.store import Invalid, Ledger, NotFound, PhotoRecord, ReadOnly, Stale
 
 PLAYERS = ["Ann", "Bo", "Chen", "Dee"]
 GUIYANG_WIN = {"hand": "123p123p456m789m55s", "win_tile": "5s", "indicator": "9p"}
@@ -244,7 +244,7 @@ def test_a_bad_table_is_refused_naming_the_field(
 def test_adding_a_hand_plays_only_that_hand(
     ledger: Ledger, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import hupai.ledger.store as store
+    import ledger.store as store
 
     table = new_table(ledger)
     token = table["write_token"]
@@ -261,7 +261,7 @@ def test_adding_a_hand_plays_only_that_hand(
 
 
 def test_an_unreachable_database_is_a_clear_error_without_its_password() -> None:
-    from hupai.ledger.store import Unavailable
+    from ledger.store import Unavailable
 
     ledger = Ledger("postgresql://hupai:s3cret@127.0.0.1:1/tables")
     with pytest.raises(Unavailable, match="cannot be used") as caught:
@@ -270,7 +270,7 @@ def test_an_unreachable_database_is_a_clear_error_without_its_password() -> None
 
 
 def test_a_url_no_driver_can_open_is_named() -> None:
-    from hupai.ledger.store import Unavailable
+    from ledger.store import Unavailable
 
     with pytest.raises(Unavailable, match="not a database URL hupai can open"):
         Ledger("nosuchdb://x/y").view("a" * 24)

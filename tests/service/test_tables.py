@@ -134,7 +134,7 @@ def live_settings(request: pytest.FixtureRequest, settings: Settings) -> Iterato
     if request.param == "sqlite":
         yield settings
         return
-    from hupai.ledger.pgtemp import PostgresUnavailable, temporary_postgres
+    from ledger.pgtemp import PostgresUnavailable, temporary_postgres
 
     try:
         with temporary_postgres() as server:

@@ -31,7 +31,7 @@ from sqlalchemy import Engine, create_engine, event, func, make_url, select
 from sqlalchemy.exc import ArgumentError, InterfaceError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-from hupai.ledger.models import GameTable, HandPhoto, HandRow, now
+from ledger.models import GameTable, HandPhoto, HandRow, now
 from scoring import ScoringInputError, city_names, get_city
 from scoring.game import GameState, PlayedHand, TableSetup, play
 from scoring.quoting import quote

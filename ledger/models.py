@@ -1,5 +1,5 @@
 """The ledger's tables (SQLAlchemy 2). Changes go through an Alembic migration
-(``hupai/ledger/migrations/versions``); a test checks the two agree.
+(``ledger/migrations/versions``); a test checks the two agree.
 
 Nothing is ever overwritten: an edit or a delete of a hand adds a new *revision* row and
 marks the previous one not current, so every earlier version stays (and undo restores it).
