@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
+from functools import lru_cache
 
 from scoring.quoting import quote
 
@@ -202,16 +202,28 @@ _SUIT_BY_LETTER = {s.value: s for s in SUIT_ORDER}
 MAX_NOTATION = 600
 
 
-@cache
+#: Distinct notation strings whose parse is remembered (a game repeats a few hundred; a
+#: client sending ever-new strings must not grow memory without end).
+PARSE_CACHE_SIZE = 4096
+#: The only characters read as ranks: ``str.isdigit`` also accepts superscripts (``¹``),
+#: circled (``③``) and full-width (``１``) digits, which are refused by name instead.
+_RANKS = frozenset("0123456789")
+
+
+@lru_cache(maxsize=PARSE_CACHE_SIZE)
 def _parse_cached(text: str) -> tuple[Tile, ...]:
     tiles: list[Tile] = []
     ranks = ""
     for char in text:
         if char.isspace():
             continue
-        if char.isdigit():
+        if char in _RANKS:
             ranks += char
             continue
+        if char.isdigit() or char.isnumeric():
+            raise TileError(
+                f"{quote(text)}: {quote(char)} is not a rank; write ranks with the digits 1-9"
+            )
         suit = _SUIT_BY_LETTER.get(char)
         if suit is None:
             raise TileError(
@@ -248,7 +260,8 @@ _SUIT_DESCRIPTION = {
 def parse_tiles(text: str) -> tuple[Tile, ...]:
     """Parse notation such as ``'123m456p11z'`` into tiles, in the order written.
 
-    Spaces are ignored, so ``'123m 456p'`` is fine.
+    Spaces are ignored, so ``'123m 456p'`` is fine. Ranks are the ASCII digits only: a
+    superscript, circled or full-width digit (``¹m``, ``③p``, ``１m``) is refused, naming it.
 
     >>> parse_tiles("8z")
     Traceback (most recent call last):

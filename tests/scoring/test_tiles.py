@@ -72,12 +72,24 @@ def test_parse_example_of_the_spec() -> None:
         ("123x", "'123x': 'x' is not a suit letter"),
         ("m", "'m': suit letter 'm' has no ranks before it"),
         ("123", "'123': ranks '123' have no suit letter after them"),
+        ("¹m", "'¹m': '¹' is not a rank; write ranks with the digits 1-9"),
+        ("③p", "'③p': '③' is not a rank; write ranks with the digits 1-9"),
+        ("１２３m", "'１２３m': '１' is not a rank; write ranks with the digits 1-9"),
+        ("1٣s", "'1٣s': '٣' is not a rank; write ranks with the digits 1-9"),
     ],
 )
 def test_bad_notation_is_quoted(text: str, message: str) -> None:
     with pytest.raises(TileError) as info:
         parse_tiles(text)
     assert str(info.value).startswith(message)
+
+
+def test_the_parse_cache_is_bounded() -> None:
+    from scoring.tiles import PARSE_CACHE_SIZE, _parse_cached
+
+    for n in range(PARSE_CACHE_SIZE + 50):
+        parse_tiles("1m" + " " * (n % 500) + "2m" * (n // 500 + 1))
+    assert _parse_cached.cache_info().currsize <= PARSE_CACHE_SIZE
 
 
 def test_five_copies_are_refused() -> None:
