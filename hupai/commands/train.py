@@ -4,7 +4,8 @@ Finder (see hupai/training/finder.py): ``run`` one training stage from a YAML or
 (``--single-cls`` for the class-agnostic finder), ``resume`` a stopped run, ``rebuild``
 trainable weights from one of hupai's own ONNX exports, ``export`` weights to ONNX +
 manifest. Namer (see hupai/training/namer.py): ``namer`` runs (or resumes) every stage,
-``namer-export`` writes its ONNX + manifest.
+``namer-export`` writes its ONNX + manifest. Both exports end int8 (``quantize``, also a
+stage of its own: hupai/training/quantize.py) unless ``--no-int8``.
 """
 
 from __future__ import annotations
@@ -96,7 +97,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     namer_export.add_argument("--version", default="dev")
     namer_export.add_argument("--data", default="", help="what it was trained on")
     namer_export.add_argument("--command", default="", help="training command")
+    _quantize_options(namer_export)
     namer_export.set_defaults(handler=_namer_export)
+
+    quantize = stages.add_parser(
+        "quantize",
+        help="int8 copy of a finder or namer ONNX (calibrated on train, checked on val)",
+    )
+    quantize.add_argument("model", type=Path, help="ONNX finder or namer with its .json beside")
+    quantize.add_argument("--out", type=Path, required=True, help="the int8 (or float) ONNX")
+    quantize.add_argument(
+        "--calib", type=Path, default=Path("data/real"), help="real photos (YOLO folder)"
+    )
+    quantize.add_argument(
+        "--calib-n", type=int, help="calibration photos (finder, 96) or crops (namer, 2048)"
+    )
+    quantize.add_argument("--val-limit", type=int, help="check on at most N val photos/crops")
+    quantize.add_argument(
+        "--tolerance", type=float, default=None, help="largest val loss (0-1) int8 may cost"
+    )
+    quantize.add_argument(
+        "--force", action="store_true", help="write int8 even where it loses on val"
+    )
+    quantize.set_defaults(handler=_quantize)
 
     pair = stages.add_parser(
         "pair", help="name the shipped finder and namer in models/reader.json (with versions)"
@@ -127,7 +150,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     export.add_argument(
         "--finder-conf", type=float, default=0.25, help="a finder's score cut (choose it on val)"
     )
+    _quantize_options(export)
     export.set_defaults(handler=_export)
+
+
+def _quantize_options(parser: argparse.ArgumentParser) -> None:
+    """Every export ends quantized, so that a retrain ships int8 without a step to forget."""
+    parser.add_argument(
+        "--no-int8",
+        dest="int8",
+        action="store_false",
+        help="keep the float model (default: int8 where it costs nothing on val)",
+    )
+    parser.add_argument(
+        "--calib",
+        type=Path,
+        default=Path("data/real"),
+        help="real photos to calibrate (train) and check (val) int8 on",
+    )
 
 
 def _need_ultralytics() -> None:
@@ -189,8 +229,32 @@ def _export(args: argparse.Namespace) -> int:
         command=args.command,
         fp16_weights=args.fp16_weights,
         finder_conf=args.finder_conf,
+        int8_calib=args.calib if args.int8 else None,
     )
     print(f"wrote {out} and {out.with_suffix('.json')}")
+    return 0
+
+
+def _quantize(args: argparse.Namespace) -> int:
+    from hupai.training.quantize import TOLERANCE, QuantizeError, quantize
+
+    if not args.model.is_file():
+        raise UserError(f"{args.model}: no such model file")
+    if not (args.calib / "images" / "train").is_dir():
+        raise UserError(f"--calib {args.calib}: no images/train (import the real set first)")
+    try:
+        outcome = quantize(
+            args.model,
+            args.out,
+            calib=args.calib,
+            calib_n=args.calib_n,
+            val_limit=args.val_limit,
+            tolerance=TOLERANCE if args.tolerance is None else args.tolerance,
+            force=args.force,
+        )
+    except QuantizeError as exc:
+        raise UserError(str(exc)) from None
+    print(f"wrote {outcome.out} ({outcome.kept}) and {outcome.out.with_suffix('.json')}")
     return 0
 
 
@@ -258,7 +322,14 @@ def _namer_export(args: argparse.Namespace) -> int:
 
     if not args.weights.is_file():
         raise UserError(f"{args.weights}: no such weights file")
-    out = export(args.weights, args.out, version=args.version, data=args.data, command=args.command)
+    out = export(
+        args.weights,
+        args.out,
+        version=args.version,
+        data=args.data,
+        command=args.command,
+        int8_calib=args.calib if args.int8 else None,
+    )
     print(f"wrote {out} and {out.with_suffix('.json')}")
     return 0
 

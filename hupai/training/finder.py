@@ -165,9 +165,12 @@ def export_onnx(
     command: str = "",
     fp16_weights: bool = False,
     finder_conf: float = 0.25,
+    int8_calib: Path | None = None,
 ) -> Path:
     """Export weights to a fixed-size ONNX file plus its manifest ``<out>.json``
-    (``fp16_weights``: weights stored as float16, computed in float32 — half the size).
+    (``fp16_weights``: weights stored as float16, computed in float32 — half the size;
+    ``int8_calib``, a real YOLO folder: then quantized to int8 where that costs nothing on
+    its val split, :mod:`hupai.training.quantize`).
 
     Input ``images`` float32 [1,3,imgsz,imgsz] (RGB, /255, letterboxed with grey 114);
     output ``output0`` [1, 4+classes, anchors] (cx, cy, w, h in input pixels, then class
@@ -228,6 +231,10 @@ def export_onnx(
         "train_args": {k: train_args[k] for k in _RECORDED_ARGS if k in train_args},
     }
     out.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
+    if int8_calib is not None:
+        from hupai.training.quantize import quantize
+
+        quantize(out, out, calib=int8_calib)
     return out
 
 

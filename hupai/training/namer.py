@@ -651,10 +651,19 @@ def run(cfg: NamerConfig) -> Path:
 
 
 def export(
-    weights: Path, out: Path, *, version: str, data: str, command: str, fp16_weights: bool = True
+    weights: Path,
+    out: Path,
+    *,
+    version: str,
+    data: str,
+    command: str,
+    fp16_weights: bool = True,
+    int8_calib: Path | None = None,
 ) -> Path:
     """``best.pt`` → ``out`` (ONNX) + ``out.json`` (manifest); ``fp16_weights``: weights
-    stored as float16, computed in float32 (:mod:`hupai.training.compact`), half the size."""
+    stored as float16, computed in float32 (:mod:`hupai.training.compact`), half the size;
+    ``int8_calib`` (a real YOLO folder): then quantized to int8 where that costs nothing on
+    its val split (:mod:`hupai.training.quantize`)."""
     import torch
 
     ckpt = torch.load(weights, map_location="cpu", weights_only=False)
@@ -712,4 +721,8 @@ def export(
         "epoch": int(ckpt["train_state"]["epoch"]) + 1,
     }
     out.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
+    if int8_calib is not None:
+        from hupai.training.quantize import quantize
+
+        quantize(out, out, calib=int8_calib)
     return out
