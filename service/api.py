@@ -21,7 +21,7 @@ from scoring import ScoringInputError, city_names, describe_cities, get_city, re
 from scoring.request import loads_request
 from scoring.tiles import Tile, TileError
 from service.errors import ApiError, scoring_error
-from service.photos import data_url, decode_photo, encode_jpeg, thumbnail_jpeg
+from service.photos import data_url, decode_photo
 from service.reader import Reader
 from service.schemas import (
     COMMON_FIELDS,
@@ -36,6 +36,7 @@ from service.schemas import (
     score_request_schema,
 )
 from service.settings import Settings
+from vision.images import encode_jpeg, thumbnail_jpeg
 
 T = TypeVar("T")
 

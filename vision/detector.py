@@ -24,8 +24,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from vision import images
 from vision.classes import CLASS_NAMES, CLASSES_VERSION
 from vision.detections import Detections
+from vision.images import ImageError as ImageError  # re-exported: the decoder's error
 
 #: Where the shipped model lives (an artifact of the repository, not of the package).
 MODEL_NAME = "hupai-tiles-v1"
@@ -46,10 +48,6 @@ Image = NDArray[np.uint8]
 
 class ModelError(ValueError):
     """The model file or its manifest is missing, unreadable or does not fit hupai."""
-
-
-class ImageError(ValueError):
-    """A photo that cannot be read; the message names the file."""
 
 
 # -- the model and its manifest --------------------------------------------------------------
@@ -209,29 +207,12 @@ def _manifest_from_metadata(session: Any, model_path: Path) -> ModelManifest:
 
 
 def load_image(path: str | Path) -> Image:
-    """A photo as a BGR uint8 array, turned upright by its EXIF orientation tag.
+    """A photo as a BGR uint8 array, turned upright by its EXIF orientation tag, decoded by
+    :func:`vision.images.load_image` (the same guards as the service's).
 
     Raises ImageError naming the file when it is missing or not an image.
     """
-    from PIL import Image as PILImage
-    from PIL import ImageOps, UnidentifiedImageError
-
-    path = Path(path)
-    if not path.exists():
-        raise ImageError(f"{path}: no such file")
-    if path.is_dir():
-        raise ImageError(f"{path}: is a folder, not a photo")
-    try:
-        with PILImage.open(path) as opened:
-            upright = ImageOps.exif_transpose(opened)
-            rgb = np.asarray(upright.convert("RGB"))
-    except UnidentifiedImageError:
-        raise ImageError(f"{path}: not an image file hupai can read (JPEG, PNG, WebP …)") from None
-    except OSError as exc:
-        raise ImageError(f"{path}: cannot read the image ({exc})") from None
-    if rgb.shape[0] < 16 or rgb.shape[1] < 16:
-        raise ImageError(f"{path}: image is only {rgb.shape[1]}×{rgb.shape[0]} px")
-    return np.ascontiguousarray(rgb[:, :, ::-1])
+    return images.load_image(path)
 
 
 @dataclass(frozen=True)

@@ -103,7 +103,7 @@ def _outputs(photos: list[str], out: str | None) -> list[Path | None]:
 def _read(args: argparse.Namespace) -> int:
     from hupai.cli import UserError
     from vision.annotate import save_annotated
-    from vision.detector import ImageError, load_image
+    from vision.images import PhotoError, load_image
     from vision.reading import read_image
 
     win = parse_win_tile(args.win_tile)
@@ -114,7 +114,7 @@ def _read(args: argparse.Namespace) -> int:
     for photo, out in zip(args.photos, outs, strict=True):
         try:
             image = load_image(photo)
-        except ImageError as exc:
+        except PhotoError as exc:
             print(f"hupai read: {exc}", file=sys.stderr)
             failed += 1
             continue
@@ -122,7 +122,7 @@ def _read(args: argparse.Namespace) -> int:
         if out is not None:
             try:
                 save_annotated(image, reading, out)
-            except (ImageError, OSError) as exc:
+            except (PhotoError, OSError) as exc:
                 raise UserError(f"--annotate: {exc}") from None
         if args.json:
             results.append(reading.to_dict(args.city))
@@ -186,7 +186,7 @@ def add_photo_options(parser: argparse.ArgumentParser) -> None:
 def photo_request(args: argparse.Namespace, base: Any) -> dict[str, Any]:
     """The score request: REQUEST (if any), then the context options, then the photo."""
     from hupai.cli import UserError
-    from vision.detector import ImageError, load_image
+    from vision.images import PhotoError, load_image
     from vision.reading import read_image
 
     if base is not None and not isinstance(base, dict):
@@ -202,7 +202,7 @@ def photo_request(args: argparse.Namespace, base: Any) -> dict[str, Any]:
     detector, namer = load_models(args)
     try:
         image = load_image(args.photo)
-    except ImageError as exc:
+    except PhotoError as exc:
         raise UserError(str(exc)) from None
     reading = read_image(image, detector=detector, namer=namer, win_tile=win, source=args.photo)
     serious = [

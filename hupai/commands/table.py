@@ -168,15 +168,14 @@ def _photo_entry(
     from hupai.cli import UserError
     from hupai.commands.read import load_models, parse_win_tile
     from ledger.store import PhotoRecord
-    from service.photos import thumbnail_jpeg
     from vision.annotate import annotate
-    from vision.detector import ImageError, load_image
+    from vision.images import PhotoError, load_image, thumbnail_jpeg
     from vision.reading import read_image
 
     detector, namer = load_models(args)
     try:
         image = load_image(args.photo)
-    except ImageError as exc:
+    except PhotoError as exc:
         raise UserError(str(exc)) from None
     win = parse_win_tile(args.win_tile)
     reading = read_image(image, detector=detector, namer=namer, win_tile=win, source=args.photo)

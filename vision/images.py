@@ -1,0 +1,206 @@
+"""The one photo decoder: bytes or a file → an upright BGR image, with the guards a public
+endpoint needs; and an image → JPEG. The service, ``hupai read``, ``hupai table add --photo``
+and :func:`vision.detector.load_image` all decode here, so that the same bad photo gets the
+same answer everywhere (the service maps :class:`PhotoError`'s ``code`` to its HTTP status).
+
+What a decode may cost is bounded from the file's header, before any pixel is decoded: the
+size in pixels is checked (decompression bombs), and a JPEG larger than :data:`DECODE_PIXELS`
+is decoded at 1/2, 1/4 or 1/8 of its size by libjpeg itself (a 700-byte file whose header
+claims 7000 × 7000 costs what a phone photo costs, not 150 MB per copy and seconds).
+
+>>> decode_image(b"")
+Traceback (most recent call last):
+...
+vision.images.PhotoError: the file is empty
+>>> decode_image(b"%PDF-1.7 ...")
+Traceback (most recent call last):
+...
+vision.images.PhotoError: not an image file hupai can read (JPEG, PNG, WebP, BMP, TIFF, GIF)
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+#: A BGR uint8 image, as OpenCV and the detector use.
+Image = NDArray[np.uint8]
+
+#: What Pillow decodes that a phone or a scanner produces (MPO: JPEG with a depth map).
+FORMATS = {"JPEG", "MPO", "PNG", "WEBP", "BMP", "TIFF", "GIF"}
+FORMAT_NAMES = "JPEG, PNG, WebP, BMP, TIFF, GIF"
+#: Formats libjpeg can decode at a reduced scale (``draft``).
+_SCALABLE = {"JPEG", "MPO"}
+MIN_SIDE = 16
+#: Largest image accepted by default (width × height, from the header).
+MAX_PIXELS = 50_000_000
+#: A JPEG with more pixels is decoded at the smallest reduction that fits: a 12-MP phone
+#: photo (4032 × 3024) is decoded whole, a 48-MP one at half size (plenty for ~100-px tiles).
+DECODE_PIXELS = 16_000_000
+#: ISO base media brands of HEIC/HEIF/AVIF photos (bytes 8-12 after ``ftyp``).
+_HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"mif1", b"msf1", b"heim", b"heis", b"avif"}
+RESEND = "Send the photo again; if it keeps failing, take a new one."
+SMALLER = "Send a smaller photo (a phone's normal photo size is fine)."
+
+
+class ImageError(ValueError):
+    """An image that cannot be read or written; the message names the file."""
+
+
+class PhotoError(ImageError):
+    """A photo hupai cannot use. ``code`` says why, for a program: ``empty_photo``,
+    ``unsupported_format``, ``too_many_pixels``, ``damaged_photo``, ``photo_too_small``,
+    ``no_such_file``; the message says it for a person, ``hint`` what to do."""
+
+    def __init__(self, code: str, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.hint = hint
+
+
+def load_image(path: str | Path, max_pixels: int = MAX_PIXELS) -> Image:
+    """The photo in the file at ``path`` (see :func:`decode_image`); a :class:`PhotoError`
+    names the file."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise PhotoError("no_such_file", f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise PhotoError("no_such_file", f"{path}: is a folder, not a photo") from None
+    except OSError as exc:
+        raise PhotoError("no_such_file", f"{path}: cannot be read ({exc.strerror})") from None
+    try:
+        return decode_image(data, max_pixels)
+    except PhotoError as exc:
+        raise PhotoError(exc.code, f"{path}: {exc.message}", exc.hint) from None
+
+
+def decode_image(data: bytes, max_pixels: int = MAX_PIXELS) -> Image:
+    """The photo as a BGR uint8 array, turned upright by its EXIF orientation."""
+    from PIL import Image as PILImage
+    from PIL import UnidentifiedImageError
+
+    if not data:
+        raise PhotoError("empty_photo", "the file is empty")
+    if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
+        raise PhotoError(
+            "unsupported_format",
+            "HEIC/HEIF/AVIF photos are not supported; send a JPEG",
+            "On an iPhone: Settings › Camera › Formats › Most Compatible, or share the "
+            "photo as JPEG.",
+        )
+    try:
+        with PILImage.open(io.BytesIO(data)) as opened:
+            _check_header(opened, max_pixels)
+            rgb = _upright_rgb(opened)
+    except PhotoError:
+        raise
+    except UnidentifiedImageError:
+        raise PhotoError(
+            "unsupported_format", f"not an image file hupai can read ({FORMAT_NAMES})"
+        ) from None
+    except PILImage.DecompressionBombError:
+        # Pillow's own refusal, at open, of a header claiming hundreds of megapixels
+        raise PhotoError(
+            "too_many_pixels",
+            f"its header claims more than {_megapixels(2 * _pillow_limit())} megapixels; "
+            f"at most {_megapixels(max_pixels)} are allowed",
+            SMALLER,
+        ) from None
+    except (OSError, SyntaxError, ValueError, EOFError, IndexError, KeyError) as exc:
+        # Pillow's truncated/damaged-file errors come in all of these types.
+        raise PhotoError(
+            "damaged_photo", f"the image is truncated or damaged ({_first_line(exc)})", RESEND
+        ) from None
+    if rgb.ndim != 3 or rgb.shape[0] < MIN_SIDE or rgb.shape[1] < MIN_SIDE:
+        raise PhotoError(
+            "photo_too_small", f"{rgb.shape[1]}×{rgb.shape[0]} px is too small to read tiles"
+        )
+    return np.ascontiguousarray(rgb[:, :, ::-1])
+
+
+def _check_header(opened: Any, max_pixels: int) -> None:
+    """Refuse, from the header alone, what is not a photo or is too large to decode."""
+    if opened.format not in FORMATS:
+        raise PhotoError(
+            "unsupported_format",
+            f"{opened.format} images are not supported ({FORMAT_NAMES})",
+        )
+    width, height = opened.size
+    if width * height > max_pixels:
+        raise PhotoError(
+            "too_many_pixels",
+            f"{width}×{height} = {_megapixels(width * height)} megapixels is more than the "
+            f"{_megapixels(max_pixels)} allowed",
+            SMALLER,
+        )
+    if opened.format in _SCALABLE:
+        scale = reduction(width, height)
+        if scale > 1:
+            opened.draft("RGB", (-(-width // scale), -(-height // scale)))
+
+
+def reduction(width: int, height: int, budget: int = DECODE_PIXELS) -> int:
+    """The JPEG scale denominator (1, 2, 4 or 8) that brings ``width × height`` within
+    ``budget`` pixels (8 at most: libjpeg's smallest).
+
+    >>> reduction(4032, 3024), reduction(8000, 6000), reduction(7000, 7000), reduction(60000, 60000)
+    (1, 2, 2, 8)
+    """
+    scale = 1
+    while scale < 8 and (width // scale) * (height // scale) > budget:
+        scale *= 2
+    return scale
+
+
+def _upright_rgb(opened: Any) -> NDArray[np.uint8]:
+    from PIL import ImageOps
+
+    upright = ImageOps.exif_transpose(opened)
+    rgb = upright if upright.mode == "RGB" else upright.convert("RGB")
+    return np.asarray(rgb, dtype=np.uint8)
+
+
+def _pillow_limit() -> int:
+    from PIL import Image as PILImage
+
+    return int(PILImage.MAX_IMAGE_PIXELS or 0)
+
+
+def _megapixels(pixels: int) -> str:
+    return f"{pixels / 1e6:.1f}".removesuffix(".0")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:160] if text else type(exc).__name__
+
+
+def encode_jpeg(image: Image, max_side: int, quality: int = 85) -> bytes:
+    """``image`` scaled down to ``max_side`` (never up) as JPEG bytes."""
+    import cv2
+
+    h, w = image.shape[:2]
+    scale = max_side / max(h, w)
+    if scale < 1:
+        size = (max(1, round(w * scale)), max(1, round(h * scale)))
+        image = np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), dtype=np.uint8)
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:  # pragma: no cover - OpenCV encodes any uint8 BGR image
+        raise RuntimeError("OpenCV could not encode the image as JPEG")
+    return bytes(buf)
+
+
+#: The annotated thumbnail kept with a table's hand read from a photo (long side, px).
+THUMBNAIL_SIDE = 360
+
+
+def thumbnail_jpeg(drawn: Image) -> bytes:
+    """The small annotated JPEG a table keeps with a hand read from a photo."""
+    return encode_jpeg(drawn, THUMBNAIL_SIDE, quality=75)
