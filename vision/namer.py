@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -127,39 +128,48 @@ def find_namer(model: str | Path | None = None) -> Path:
 # -- crops -----------------------------------------------------------------------------------
 
 
-def crop_box(
-    image: Image,
+def crop_plans(
     xyxy: NDArray[np.float64],
     size: int,
     margin: float = CROP_MARGIN,
     to_image: NDArray[np.float64] | None = None,
-) -> Image:
-    """One box widened by ``margin``, portrait, resized to ``size``×``size``.
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+    """For every box at once: the 2×3 affine output pixel → photo ``(n, 2, 3)``, photo
+    pixels per output pixel ``(n,)``, and whether the box is wider than tall ``(n,)``.
 
     ``xyxy`` is in a frame that ``to_image`` (2×3 affine, frame → photo) maps onto the
     photo — a level, zoomed view of a tilted row — so the crop is cut from the photo's own
-    pixels, turned with the frame. Pixels beyond the photo's border repeat its edge; a
-    crop that shrinks the photo averages (INTER_AREA) first, so it is not aliased.
+    pixels, turned with the frame.
     """
-    import cv2
-
-    x1, y1, x2, y2 = (float(v) for v in xyxy)
-    bw, bh = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
+    xyxy = np.asarray(xyxy, np.float64).reshape(-1, 4)
+    x1, y1, x2, y2 = (xyxy[:, k] for k in range(4))
+    bw, bh = np.maximum(x2 - x1, 1.0), np.maximum(y2 - y1, 1.0)
     span_w, span_h = bw * (1 + 2 * margin), bh * (1 + 2 * margin)
     # output pixel (u, v) → frame, pixel centres aligned as cv2.resize does
     sx, sy = span_w / size, span_h / size
-    out_to_frame = np.array(
-        [[sx, 0, x1 - margin * bw + 0.5 * sx - 0.5], [0, sy, y1 - margin * bh + 0.5 * sy - 0.5]]
-    )
-    a = np.eye(3)
+    m = np.zeros((len(xyxy), 3, 3))
+    m[:, 0, 0], m[:, 0, 2] = sx, x1 - margin * bw + 0.5 * sx - 0.5
+    m[:, 1, 1], m[:, 1, 2] = sy, y1 - margin * bh + 0.5 * sy - 0.5
+    m[:, 2, 2] = 1.0
     if to_image is not None:
+        a = np.eye(3)
         a[:2] = to_image
-    m = (a @ np.vstack([out_to_frame, [0, 0, 1]]))[:2]
-    step = float(np.sqrt(abs(np.linalg.det(m[:, :2]))))  # photo px per output px
+        m = np.matmul(a, m)
+    m = m[:, :2]
+    step = np.sqrt(np.abs(np.linalg.det(m[:, :, :2])))
+    return m, step, bw > bh
+
+
+def _warp(image: Image, m: NDArray[np.float64], step: float, size: int) -> Image:
+    """One crop: ``m`` maps output pixels onto the photo. Pixels beyond the photo's border
+    repeat its edge; a crop that shrinks the photo averages (INTER_AREA) its region first,
+    so it is not aliased."""
+    import cv2
+
     src = image
     if step > 1.25:  # shrink the region first: average, then sample
         h, w = image.shape[:2]
-        corners = m @ np.array([[0, 0, 1], [size, 0, 1], [0, size, 1], [size, size, 1.0]]).T
+        corners = m @ _OUT_CORNERS[size]
         rx1, ry1 = (max(0, int(np.floor(v)) - 2) for v in corners.min(axis=1))
         rx2, ry2 = (
             min(w, int(np.ceil(corners[0].max())) + 2),
@@ -177,16 +187,40 @@ def crop_box(
             [[kx, 0, (0.5 - rx1) * kx - 0.5], [0, ky, (0.5 - ry1) * ky - 0.5], [0, 0, 1]]
         )
         m = (to_src @ np.vstack([m, [0, 0, 1]]))[:2]
-    crop = cv2.warpAffine(
-        src,
-        m,
-        (size, size),
-        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-        borderMode=cv2.BORDER_REPLICATE,
+    return np.asarray(
+        cv2.warpAffine(
+            src,
+            m,
+            (size, size),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        ),
+        np.uint8,
     )
-    if bw > bh:
-        crop = np.rot90(crop)
-    return np.ascontiguousarray(crop, dtype=np.uint8)
+
+
+class _Corners(dict[int, NDArray[np.float64]]):
+    """The output square's corners (homogeneous, 3×4) per crop size, made once."""
+
+    def __missing__(self, size: int) -> NDArray[np.float64]:
+        corners = np.array([[0, 0, 1], [size, 0, 1], [0, size, 1], [size, size, 1.0]]).T
+        self[size] = corners
+        return corners
+
+
+_OUT_CORNERS = _Corners()
+
+
+def crop_box(
+    image: Image,
+    xyxy: NDArray[np.float64],
+    size: int,
+    margin: float = CROP_MARGIN,
+    to_image: NDArray[np.float64] | None = None,
+) -> Image:
+    """One box widened by ``margin``, portrait, resized to ``size``×``size`` (see
+    :func:`crop_plans` and :func:`crop_tiles`)."""
+    return crop_tiles(image, np.asarray(xyxy, np.float64)[None], size, margin, to_image)[0]
 
 
 def crop_tiles(
@@ -196,10 +230,17 @@ def crop_tiles(
     margin: float = CROP_MARGIN,
     to_image: NDArray[np.float64] | None = None,
 ) -> NDArray[np.uint8]:
-    """Every box's crop, stacked ``(n, size, size, 3)`` (BGR like the photo)."""
+    """Every box's crop, stacked ``(n, size, size, 3)`` (BGR like the photo): the geometry of
+    all boxes in one go (:func:`crop_plans`), then one OpenCV warp a box, written straight
+    into the batch (a wide box turned portrait on the way)."""
+    out = np.empty((len(xyxy), size, size, 3), np.uint8)
     if len(xyxy) == 0:
-        return np.zeros((0, size, size, 3), np.uint8)
-    return np.stack([crop_box(image, b, size, margin, to_image) for b in xyxy])
+        return out
+    m, step, wide = crop_plans(xyxy, size, margin, to_image)
+    for i in range(len(out)):
+        crop = _warp(image, m[i], float(step[i]), size)
+        out[i] = np.rot90(crop) if wide[i] else crop
+    return out
 
 
 def to_blob(
@@ -207,10 +248,23 @@ def to_blob(
     mean: tuple[float, float, float] = MEAN,
     std: tuple[float, float, float] = STD,
 ) -> NDArray[np.float32]:
-    """BGR uint8 crops ``(n, s, s, 3)`` → normalised RGB ``(n, 3, s, s)`` float32."""
-    scaled = crops[..., ::-1].astype(np.float32) / np.float32(255)
-    x = (scaled - np.asarray(mean, np.float32)) / np.asarray(std, np.float32)
-    return np.ascontiguousarray(x.transpose(0, 3, 1, 2), dtype=np.float32)
+    """BGR uint8 crops ``(n, s, s, 3)`` → normalised RGB ``(n, 3, s, s)`` float32: each
+    channel looked up in a 256-entry table (the same float32 arithmetic as
+    ``(v / 255 - mean) / std``, done once per grey level instead of once per pixel)."""
+    n, s = len(crops), crops.shape[1] if crops.ndim == 4 else 0
+    blob = np.empty((n, 3, s, s), np.float32)
+    table = _normalise_table(tuple(mean), tuple(std))
+    for c in range(3):  # RGB channel c is BGR channel 2 - c
+        np.take(table[c], crops[..., 2 - c], out=blob[:, c], mode="clip")
+    return blob
+
+
+@cache
+def _normalise_table(mean: tuple[float, ...], std: tuple[float, ...]) -> NDArray[np.float32]:
+    grey = np.arange(256, dtype=np.float32) / np.float32(255)
+    return np.stack([(grey - np.float32(mean[c])) / np.float32(std[c]) for c in range(3)]).astype(
+        np.float32
+    )
 
 
 def softmax(logits: NDArray[np.float32]) -> NDArray[np.float64]:
