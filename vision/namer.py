@@ -220,7 +220,8 @@ def crop_box(
 ) -> Image:
     """One box widened by ``margin``, portrait, resized to ``size``×``size`` (see
     :func:`crop_plans` and :func:`crop_tiles`)."""
-    return crop_tiles(image, np.asarray(xyxy, np.float64)[None], size, margin, to_image)[0]
+    crops = crop_tiles(image, np.asarray(xyxy, np.float64)[None], size, margin, to_image)
+    return np.asarray(crops[0], np.uint8)
 
 
 def crop_tiles(
