@@ -79,6 +79,9 @@ def measure(args: argparse.Namespace, url: str) -> int:
         lambda: ledger.edit_hand(big, 1, {**WIN, "winner": 0}, next(revision)),
         max(3, args.rounds // 10),
     )
+    first = ledger.hand(big, 1)["revision"]  # hand 1: the dealer won; now the next player
+    deal_changed = median_ms(lambda: ledger.edit_hand(big, 1, {**WIN, "winner": 1}, first), 1)
+    beside = _beside_a_long_edit(ledger, big, small)
     print(f"database: {url.split('://', 1)[0]}; filled {args.hands} hands in {fill_s:.1f} s")
     print(f"add a hand to a table of {args.hands + 1}+ hands: {add_big:7.2f} ms (median)")
     print(f"add a hand to a table of 1+ hands (peer):      {add_small:7.2f} ms")
@@ -87,8 +90,40 @@ def measure(args: argparse.Namespace, url: str) -> int:
     print(f"read the table with every hand:               {listing:7.2f} ms")
     print(f"edit the first hand (recomputes all):         {edit_first:7.2f} ms")
     print(f"  ratio edit-first/add: {edit_first / add_big:.1f}")
+    print(f"edit the first hand so that the deal changes:   {deal_changed:7.2f} ms")
+    print(
+        f"during an edit of the first hand ({beside['edit_ms']:.0f} ms): the other table "
+        f"read in {beside['read_ms']:.1f} ms, a hand added to it in {beside['add_ms']:.1f} ms"
+    )
     ledger.close()
     return 0
+
+
+def _beside_a_long_edit(ledger: Ledger, big: str, small: str) -> dict[str, float]:
+    """Edit the big table's first hand in a thread (back to the dealer winning: every later
+    deal changes); meanwhile read the small table and add a hand to it: how long each
+    waited."""
+    import threading
+
+    revision = ledger.hand(big, 1)["revision"]
+    timings: dict[str, float] = {}
+
+    def edit() -> None:
+        start = time.perf_counter()
+        ledger.edit_hand(big, 1, {**WIN, "winner": 0}, revision)
+        timings["edit_ms"] = (time.perf_counter() - start) * 1000
+
+    thread = threading.Thread(target=edit)
+    thread.start()
+    time.sleep(0.01)
+    start = time.perf_counter()
+    ledger.view(small, False)
+    timings["read_ms"] = (time.perf_counter() - start) * 1000
+    start = time.perf_counter()
+    ledger.add_hand(small, {**WIN, "winner": 1})
+    timings["add_ms"] = (time.perf_counter() - start) * 1000
+    thread.join()
+    return timings
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, func, make_url, select
+from sqlalchemy import Engine, create_engine, event, func, make_url, select, update
 from sqlalchemy.exc import ArgumentError, InterfaceError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -111,9 +111,14 @@ def default_url() -> str:
     return f"sqlite:///{base / 'hupai' / 'tables.sqlite3'}"
 
 
+#: The execution option that marks a connection as a writer's (SQLite: ``BEGIN IMMEDIATE``).
+WRITE_OPTION = "hupai_writes"
+
+
 def make_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite gets WAL, a busy timeout, foreign keys and ``BEGIN
-    IMMEDIATE`` (a writer waits for the other instead of failing half-way)."""
+    """An engine for ``url``; SQLite gets WAL, a busy timeout, foreign keys, and ``BEGIN
+    IMMEDIATE`` for writes only (a writer waits for the other instead of failing half-way;
+    readers never wait)."""
     if url.startswith("sqlite"):
         path = url.split("///", 1)[1] if "///" in url else ""
         if path and path != ":memory:":
@@ -139,7 +144,11 @@ def make_engine(url: str) -> Engine:
 
         @event.listens_for(engine, "begin")
         def _sqlite_begin(conn: Any) -> None:
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            # A write takes the write lock at once (it waits its turn rather than failing
+            # half-way); a read begins deferred, so that in WAL mode it never waits for a
+            # writer, and a long edit of one table never holds up reading another.
+            writes = conn.get_execution_options().get(WRITE_OPTION, False)
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
 
         return engine
     if url.startswith("postgresql://"):
@@ -176,6 +185,7 @@ class Ledger:
         self.migrate_to = migrate_to  # an older revision only to test upgrades
         self._engine: Engine | None = None
         self._sessions: sessionmaker[Session] | None = None
+        self._readers: sessionmaker[Session] | None = None
         self._lock = threading.Lock()
 
     @property
@@ -184,23 +194,26 @@ class Ledger:
         assert self._engine is not None
         return self._engine
 
-    def _ready(self) -> sessionmaker[Session]:
+    def _ready(self, write: bool = True) -> sessionmaker[Session]:
         with self._lock:
-            if self._sessions is None:
+            if self._sessions is None or self._readers is None:
                 engine = make_engine(self.url)
                 migrate(engine, self.migrate_to)
                 self._engine = engine
-                self._sessions = sessionmaker(engine, expire_on_commit=False)
-            return self._sessions
+                writer = engine.execution_options(**{WRITE_OPTION: True})
+                self._sessions = sessionmaker(writer, expire_on_commit=False)
+                self._readers = sessionmaker(engine, expire_on_commit=False)
+            return self._sessions if write else self._readers
 
     def close(self) -> None:
         if self._engine is not None:
             self._engine.dispose()
 
     @contextmanager
-    def _session(self) -> Iterator[Session]:
+    def _session(self, write: bool = True) -> Iterator[Session]:
+        """A transaction; ``write=False`` for one that only reads (it takes no write lock)."""
         try:
-            with self._ready()() as session, session.begin():
+            with self._ready(write)() as session, session.begin():
                 yield session
         except (ArgumentError, NoSuchModuleError) as exc:
             raise Unavailable(
@@ -239,7 +252,7 @@ class Ledger:
     def list_tables(self) -> list[dict[str, Any]]:
         """Every table in the database, latest change first, with its tokens: for whoever
         holds the database itself (the command line), never served over HTTP."""
-        with self._session() as session:
+        with self._session(write=False) as session:
             rows = session.scalars(select(GameTable).order_by(GameTable.updated_at.desc())).all()
             counts = dict(
                 session.execute(
@@ -263,7 +276,7 @@ class Ledger:
 
     def view(self, token: str, hands: bool = True) -> dict[str, Any]:
         """The table by either token: players, totals, next dealer and round, the hands."""
-        with self._session() as session:
+        with self._session(write=False) as session:
             row, write = _find(session, token)
             return self._view(session, row, write=write, hands=hands)
 
@@ -317,7 +330,7 @@ class Ledger:
         """Score ``entry`` as the next hand (or in place of hand ``number``) without storing
         anything: its seating, the request, the result, the deltas by player, the totals
         after it. Either link may preview."""
-        with self._session() as session:
+        with self._session(write=False) as session:
             table, _ = _find(session, token)
             if number is None:
                 state = _state_after(_last_in_play(session, table), table)
@@ -389,12 +402,12 @@ class Ledger:
             entry = previous.entry if previous is not None else old.entry
             deleted = previous.deleted if previous is not None else True
             new = _revise(session, old, "undo", entry, deleted=deleted)
-            self._replay(session, table, old.position)
+            self._replay(session, table, old.position, changed=new.id)
             return self._hand_result(session, table, new)
 
     def history(self, token: str, number: int) -> list[dict[str, Any]]:
         """Every version of a hand, oldest first."""
-        with self._session() as session:
+        with self._session(write=False) as session:
             table, _ = _find(session, token)
             rows = session.scalars(
                 select(HandRow)
@@ -417,7 +430,7 @@ class Ledger:
 
     def hand(self, token: str, number: int) -> dict[str, Any]:
         """One hand in full: its view, the request scored, the result, the photo's reading."""
-        with self._session() as session:
+        with self._session(write=False) as session:
             table, _ = _find(session, token)
             row = _current(session, table, number, None)
             photo = session.get(HandPhoto, (table.id, number))
@@ -429,7 +442,7 @@ class Ledger:
             }
 
     def thumbnail(self, token: str, number: int) -> bytes:
-        with self._session() as session:
+        with self._session(write=False) as session:
             table, _ = _find(session, token)
             photo = session.get(HandPhoto, (table.id, number))
             if photo is None or photo.thumbnail is None:
@@ -439,7 +452,7 @@ class Ledger:
     # -- export ------------------------------------------------------------------------------
     def export_json(self, token: str) -> dict[str, Any]:
         """The whole table: setup, every hand in play with its request and result."""
-        with self._session() as session:
+        with self._session(write=False) as session:
             table, write = _find(session, token)
             out = self._view(session, table, write=write, hands=False)
             rows = _rows_in_play(session, table)
@@ -451,7 +464,7 @@ class Ledger:
     def export_csv(self, token: str) -> str:
         """One line per hand in play: round, dealer, outcome, tiles, each player's delta and
         running total (a spreadsheet's view of the evening)."""
-        with self._session() as session:
+        with self._session(write=False) as session:
             table, _ = _find(session, token)
             rows = _rows_in_play(session, table)
             players = list(table.players)
@@ -515,11 +528,20 @@ class Ledger:
         table: GameTable,
         position: int,
         state: GameState | None = None,
+        changed: int | None = None,
     ) -> None:
-        """Recompute every hand in play from ``position`` on (seating, score, totals)."""
+        """Recompute every hand in play from ``position`` on (seating, score, totals);
+        ``changed``: the id of a row whose entry changed since it was scored.
+
+        A hand that comes to the same seating as before is the same hand from the same seats
+        under the same table setup, so it scores the same: only its running totals move, and
+        it is not scored again. Editing an early hand of a long game therefore costs a
+        rewrite of the totals, not a replay of every score (unless the edit changes who deals
+        from then on). The rows are read and written as plain columns in two statements."""
         state = state or self._state_before(session, table, position)
-        rows = session.scalars(
-            select(HandRow)
+        session.flush()  # the caller's pending changes, before rows are read and rewritten
+        rows = session.execute(
+            select(HandRow.id, HandRow.entry, HandRow.seating, HandRow.deltas, HandRow.after)
             .where(
                 HandRow.table_id == table.id,
                 HandRow.current,
@@ -528,19 +550,20 @@ class Ledger:
             )
             .order_by(HandRow.position)
         ).all()
+        moved: list[dict[str, Any]] = []
+        rescored: list[dict[str, Any]] = []
         for row in rows:
-            try:
-                played = _play(table, state, row.entry)
-            except Invalid as exc:  # an earlier change left this hand unplayable as given
-                row.seating = {**state.seating.to_dict()}
-                row.request = row.result = None
-                row.deltas = [0, 0, 0, 0]
-                row.problem = f"invalid: {exc.message}"
-                state = GameState(state.seating, state.totals, state.hands + 1)
-                row.after = state.to_dict()
+            same_seats = row.seating == state.seating.to_dict()
+            if row.id != changed and row.after is not None and same_seats:
+                state = _same_hand(state, row.deltas, row.after)
+                moved.append({"id": row.id, "after": state.to_dict()})
                 continue
-            _store(row, played)
-            state = played.after
+            state, values = _rescore(table, state, row.entry)
+            rescored.append({"id": row.id, **values})
+        for batch in (moved, rescored):
+            if batch:
+                session.execute(update(HandRow), batch)
+        session.expire_all()  # objects loaded before the rewrite must not show old figures
         _touch(table)
 
     def _hand_result(self, session: Session, table: GameTable, row: HandRow) -> dict[str, Any]:
@@ -706,6 +729,41 @@ def _store(row: HandRow, played: PlayedHand) -> None:
     row.deltas = list(played.deltas)
     row.after = played.after.to_dict()
     row.problem = played.problem
+
+
+def _same_hand(state: GameState, deltas: list[int] | None, after: dict[str, Any]) -> GameState:
+    """The game after a hand played from the seating it had before: its deltas on the new
+    totals, its stored next seating."""
+    d = deltas or [0, 0, 0, 0]
+    t = state.totals
+    totals = (t[0] + d[0], t[1] + d[1], t[2] + d[2], t[3] + d[3])
+    return GameState(GameState.from_dict(after).seating, totals, state.hands + 1)
+
+
+def _rescore(
+    table: GameTable, state: GameState, entry: Mapping[str, Any]
+) -> tuple[GameState, dict[str, Any]]:
+    """A hand scored again from ``state``: the game after it and its stored columns."""
+    try:
+        played = _play(table, state, entry)
+    except Invalid as exc:  # an earlier change left this hand unplayable as given
+        after = GameState(state.seating, state.totals, state.hands + 1)
+        return after, {
+            "seating": {**state.seating.to_dict()},
+            "request": None,
+            "result": None,
+            "deltas": [0, 0, 0, 0],
+            "problem": f"invalid: {exc.message}",
+            "after": after.to_dict(),
+        }
+    return played.after, {
+        "seating": played.seating.to_dict(),
+        "request": played.request,
+        "result": played.result,
+        "deltas": list(played.deltas),
+        "after": played.after.to_dict(),
+        "problem": played.problem,
+    }
 
 
 def _state_after(row: HandRow | None, table: GameTable) -> GameState:

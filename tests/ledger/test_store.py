@@ -257,7 +257,41 @@ def test_adding_a_hand_plays_only_that_hand(
     assert len(played) == 1
     played.clear()
     ledger.edit_hand(token, 1, shaanxi_win(2), revision=1)
-    assert len(played) == 4  # the edited hand and the three after it
+    # the edited hand, and the two after it whose seating changed; the last hand comes to
+    # the seating it had, so only its totals move
+    assert len(played) == 3
+
+
+def test_an_edit_that_keeps_the_deal_scores_only_the_edited_hand(
+    ledger: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ledger.store as store
+
+    token = new_table(ledger)["write_token"]
+    for winner in (1, 2, 3, 0, 1):
+        ledger.add_hand(token, shaanxi_win(winner))
+    played: list[object] = []
+    real_play = store.play
+    monkeypatch.setattr(store, "play", lambda *a: played.append(a) or real_play(*a))
+    ledger.edit_hand(token, 1, shaanxi_win(2), revision=1)  # Bo or Chen: the deal passes
+    assert len(played) == 1
+
+
+@pytest.mark.parametrize("winners", [(2, 1, 2, 3, 0, 1), (0, 1, 0, 0, 3, 2)])
+def test_an_edited_game_equals_the_game_played_as_edited(
+    ledger: Ledger, winners: tuple[int, ...]
+) -> None:
+    edited = new_table(ledger)["write_token"]
+    for winner in (1, *winners[1:]):
+        ledger.add_hand(edited, shaanxi_win(winner))
+    ledger.edit_hand(edited, 1, shaanxi_win(winners[0]), revision=1)
+    direct = new_table(ledger)["write_token"]
+    for winner in winners:
+        ledger.add_hand(direct, shaanxi_win(winner))
+    figures = ("seating", "deltas", "totals", "problem")
+    hands = [{k: h[k] for k in figures} for h in ledger.view(edited)["hands"]]
+    assert hands == [{k: h[k] for k in figures} for h in ledger.view(direct)["hands"]]
+    assert ledger.view(edited)["next"] == ledger.view(direct)["next"]
 
 
 def test_an_unreachable_database_is_a_clear_error_without_its_password() -> None:
@@ -274,3 +308,40 @@ def test_a_url_no_driver_can_open_is_named() -> None:
 
     with pytest.raises(Unavailable, match="not a database URL hupai can open"):
         Ledger("nosuchdb://x/y").view("a" * 24)
+
+
+def test_reading_never_waits_for_a_long_write(database_url: str) -> None:
+    """A write transaction held open on one table (a long edit) blocks no reader, of that
+    table or another."""
+    from ledger.store import _writable
+
+    ledger, writer = Ledger(database_url), Ledger(database_url)
+    busy = new_table(ledger)["write_token"]
+    other = new_table(ledger)
+    ledger.add_hand(busy, shaanxi_win(1))
+    holding, release = threading.Event(), threading.Event()
+
+    def long_write() -> None:
+        with writer._session() as session:
+            _writable(session, busy)
+            holding.set()
+            release.wait(30)
+
+    held = threading.Thread(target=long_write)
+    held.start()
+    try:
+        assert holding.wait(10)
+        reads: list[object] = []
+        reader = threading.Thread(
+            target=lambda: reads.extend(
+                [ledger.view(other["read_token"]), ledger.view(busy), ledger.export_csv(busy)]
+            )
+        )
+        reader.start()
+        reader.join(5)
+        assert len(reads) == 3, "a read waited for the writer"
+    finally:
+        release.set()
+        held.join()
+        ledger.close()
+        writer.close()
