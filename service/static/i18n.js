@@ -1,7 +1,7 @@
 // hupai — the page's two languages, 简体中文 and English. The API speaks English with stable
 // codes; the page translates by code (errors, reading warnings, verdicts, patterns, items).
-// Chosen from the browser's language, switchable, remembered on this phone.
-"use strict";
+// Chosen from the browser's language, switchable, remembered on this phone. An ES module:
+// the other modules import what they need; a change of language is told through onLanguage.
 
 const LANG_KEY = "hupai.lang";
 
@@ -77,6 +77,7 @@ const TEXT = {
     winner_deals: "the winner deals",
     start: "Start",
     footer: "rules from the city seeds; tile pictures: samoheen/mahjong-tiles (CC0); photos credited in the README",
+    api_docs: "API",
     // dynamic
     dealer: "dealer",
     deals: "deals",
@@ -110,6 +111,79 @@ const TEXT = {
     add_a: "add a {row} tile",
     meld_n: "meld {n}",
     error_field: "({field})",
+    // the scoreboard, recording a hand, history, settlement, live view
+    record_win: "Record a win",
+    record_draw_short: "Draw",
+    undo: "Undo",
+    redo: "Redo",
+    nothing_to_undo: "Nothing of yours to undo.",
+    nothing_to_redo: "Nothing to redo.",
+    undo_changed_elsewhere: "Hand #{n} was changed on another phone since; undo it there or fix it by hand.",
+    undone_what: "Undone: {what}.",
+    redone_what: "Redone: {what}.",
+    act_add: "hand #{n} added",
+    act_edit: "hand #{n} changed",
+    act_delete: "hand #{n} deleted",
+    act_draw: "draw #{n} added",
+    who_won: "Who won?",
+    choose_winner: "Choose who won first.",
+    how_won: "How",
+    photo_or_type: "Then take a photo of the hand, or type it.",
+    notation: "Type the hand",
+    notation_help: "Suits m (characters) p (dots) s (bamboo) z (honors 1-7 = E S W N white green red), f flowers; the last tile is the winning tile; melds in brackets: (777p) pung, (1111m) kong, [1111m] concealed kong, (123s) chow.",
+    notation_placeholder: "123m456p789s11122z",
+    n_tiles: "{n} tiles",
+    history: "History",
+    trend: "Totals after each hand",
+    trend_desc: "Line chart of the four players' totals after each hand.",
+    start_label: "start",
+    settle: "Settle up",
+    settle_title: "Settlement",
+    settle_none: "Everyone is even: nobody pays.",
+    pays: "{from} pays {to} {amount}",
+    points_unit: "points",
+    money_unit: "",
+    share_text: "Share as text",
+    share_image: "Save as image",
+    copied: "Copied.",
+    copy_failed: "Could not copy; select the text and copy it.",
+    settle_header: "{name} — {city}, {n} hands",
+    scan_to_watch: "Scan to watch this table live",
+    live: "Live",
+    live_on: "Live: updates by itself.",
+    live_off: "Connection lost; retrying…",
+    confirm_leave: "Leave this table? The table stays on the server, but this phone forgets its scoring link; copy it first if you want to come back.",
+    confirm_delete: "Delete hand #{n}? Later hands are recomputed (Undo brings it back).",
+    confirm_yes: "Yes",
+    confirm_no: "No",
+    leave: "Leave",
+    delete: "Delete",
+    uploading: "Sending the photo… {pct}%",
+    shrinking: "Preparing the photo…",
+    tap_photo: "Tap a tile on the photo to fix it.",
+    annotated_alt: "The photo with the tiles that were read; tap a tile to fix it",
+    too_many_tiles: "A hand holds at most {n} tiles here.",
+    fifth_copy: "There are only four {tile}.",
+    new_hand: "New hand",
+    close: "Close",
+    scoreboard: "Scoreboard",
+    seat_wind: "{wind}",
+    player_seat: "{name} ({wind})",
+    hands_none: "No hand yet.",
+    table_link: "Link",
+    open_write: "Scoring link",
+    error_detail: "The server's words",
+    nt_suit_without_rank: "'{suit}' needs the ranks before it, e.g. 123{suit}.",
+    nt_no_such_tile: "There is no tile {tile}.",
+    nt_bad_char: "'{ch}' is not tile notation: digits, then m, p, s, z or f.",
+    nt_rank_without_suit: "'{ranks}' at the end needs a suit letter (m, p, s, z or f).",
+    nt_unclosed: "A meld opened with '{open}' is not closed.",
+    nt_bad_meld: "'{meld}' is not a meld: 3 or 4 of one tile, or a run of 3 in one suit.",
+    too_few_tiles: "{got} of {n} tiles: add the rest (the winning tile last).",
+    n_of: "{n} / {max}",
+    meld_kind: "kind of meld",
+    fix_hand: "Fix hand #{n}",
+    points_short: "pts",
   },
   zh: {
     title: "胡牌 — 拍照算分",
@@ -128,8 +202,8 @@ const TEXT = {
     draw_hands_partial: "要结算流局，请填写四位玩家的牌；不结算就都不填。",
     read_link: "给其他玩家的只读链接",
     write_link: "记分链接（另一部手机也能加牌局）",
-    download_csv: "下载 CSV",
-    download_json: "JSON",
+    download_csv: "下载表格（CSV）",
+    download_json: "数据（JSON）",
     hands: "牌局记录",
     table: "本局",
     city: "城市",
@@ -180,7 +254,8 @@ const TEXT = {
     next_deals: "下家坐庄",
     winner_deals: "胡牌者坐庄",
     start: "开始",
-    footer: "规则依据各城市规则文本；牌面图：samoheen/mahjong-tiles（CC0）；照片来源见 README",
+    footer: "规则依据各城市规则文本；牌面图（公有领域）与照片的来源见项目说明。",
+    api_docs: "接口文档",
     dealer: "庄",
     deals: "坐庄",
     winner_tag: "胡牌",
@@ -213,6 +288,78 @@ const TEXT = {
     add_a: "添加{row}",
     meld_n: "副露 {n}",
     error_field: "（{field}）",
+    record_win: "记一局胡牌",
+    record_draw_short: "流局",
+    undo: "撤销",
+    redo: "重做",
+    nothing_to_undo: "没有可撤销的操作。",
+    nothing_to_redo: "没有可重做的操作。",
+    undo_changed_elsewhere: "第 {n} 局之后被另一部手机改过；请在那部手机上撤销，或直接修改。",
+    undone_what: "已撤销：{what}。",
+    redone_what: "已重做：{what}。",
+    act_add: "记入第 {n} 局",
+    act_edit: "修改第 {n} 局",
+    act_delete: "删除第 {n} 局",
+    act_draw: "记入第 {n} 局流局",
+    who_won: "谁胡了？",
+    choose_winner: "请先选胡牌者。",
+    how_won: "胡法",
+    photo_or_type: "然后拍下手牌，或者直接输入。",
+    notation: "输入手牌",
+    notation_help: "m 万、p 筒、s 条、z 字（1–7 = 东南西北白发中）、f 花；最后一张是胡的牌；副露写在括号里：(777p) 碰、(1111m) 明杠、[1111m] 暗杠、(123s) 吃。",
+    notation_placeholder: "123m456p789s11122z",
+    n_tiles: "{n} 张",
+    history: "牌局记录",
+    trend: "每局后的总分",
+    trend_desc: "四位玩家每局之后总分的折线图。",
+    start_label: "开局",
+    settle: "结账",
+    settle_title: "结账",
+    settle_none: "大家持平，谁都不用付。",
+    pays: "{from} 付给 {to} {amount}",
+    points_unit: "分",
+    money_unit: "元",
+    share_text: "分享文字",
+    share_image: "保存图片",
+    copied: "已复制。",
+    copy_failed: "无法复制；请选中文字后复制。",
+    settle_header: "{name} — {city}，共 {n} 局",
+    scan_to_watch: "扫码实时看这桌的比分",
+    live: "实时",
+    live_on: "实时：会自动更新。",
+    live_off: "连接中断，正在重试…",
+    confirm_leave: "离开这桌？牌局仍保存在服务器上，但这部手机会忘记记分链接；想回来的话请先复制链接。",
+    confirm_delete: "删除第 {n} 局？之后的各局会重新计算（“撤销”可以恢复）。",
+    confirm_yes: "确定",
+    confirm_no: "取消",
+    leave: "离开",
+    delete: "删除",
+    uploading: "正在上传照片… {pct}%",
+    shrinking: "正在准备照片…",
+    tap_photo: "点照片上的牌就能修改它。",
+    annotated_alt: "标出了识别结果的照片；点一张牌可以修改",
+    too_many_tiles: "这里最多 {n} 张牌。",
+    fifth_copy: "{tile} 只有四张。",
+    new_hand: "新的一局",
+    close: "关闭",
+    scoreboard: "比分",
+    seat_wind: "{wind}",
+    player_seat: "{name}（{wind}）",
+    hands_none: "还没有记录。",
+    table_link: "链接",
+    open_write: "记分链接",
+    error_detail: "服务器原文",
+    nt_suit_without_rank: "“{suit}”前面要有数字，比如 123{suit}。",
+    nt_no_such_tile: "没有 {tile} 这张牌。",
+    nt_bad_char: "“{ch}”不是牌的写法：先写数字，再写 m、p、s、z 或 f。",
+    nt_rank_without_suit: "最后的“{ranks}”后面要写花色字母（m、p、s、z 或 f）。",
+    nt_unclosed: "用“{open}”开头的副露没有闭合。",
+    nt_bad_meld: "“{meld}”不是副露：应是同一张牌 3 或 4 张，或同花色的三张顺子。",
+    too_few_tiles: "现在 {got} 张，要 {n} 张：把其余的牌补上（胡的那张放最后）。",
+    n_of: "{n} / {max}",
+    meld_kind: "副露种类",
+    fix_hand: "修改第 {n} 局",
+    points_short: "分",
   },
 };
 
@@ -247,6 +394,8 @@ const ERROR_TEXT = {
     read_only: "This is the table's read-only link; changes need the scoring link.",
     stale: "Someone changed this hand meanwhile; it was reloaded — make your change again.",
     internal_error: "Something went wrong on the server; nothing was changed.",
+    unreachable: "The server cannot be reached; check the connection and try again.",
+    payload_too_large: "The photo is too large.",
   },
   zh: {
     no_tiles: "照片里没有找到牌。",
@@ -265,6 +414,8 @@ const ERROR_TEXT = {
     read_only: "这是只读链接；修改需要记分链接。",
     stale: "这一局刚被别人改过，已重新载入——请再改一次。",
     internal_error: "服务器出错了；什么都没有改动。",
+    unreachable: "连不上服务器，请检查网络后重试。",
+    payload_too_large: "照片太大了。",
   },
 };
 // Advice for the reading's warnings, written for the page (no command-line options).
@@ -348,6 +499,22 @@ const ITEM_ZH = {
 };
 // The city's own request fields, by name.
 const FIELD_ZH = {
+  combine: "计分方式",
+  min_points: "起胡分",
+  allow_chow_claim: "允许吃牌",
+  dragon_cycle: "箭牌顺序",
+  virtuous_mode: "德国规则",
+  payment_model: "付分方式",
+  baida_mode: "百搭规则",
+  min_tai: "最少台数",
+  exposed_bean_payer: "明杠豆谁付",
+  added_bean_payer: "补杠豆谁付",
+  chickens_require_ready: "听牌才算鸡分",
+  wild_chicken: "野鸡",
+  base_points: "底分",
+  base_score: "底分",
+  cap: "封顶",
+  dealer_double: "庄家翻倍",
   fishing: "钓鱼牌",
   indicator: "翻牌",
   sealed: "封胡",
@@ -379,31 +546,78 @@ const SUIT_EN = { m: "characters", p: "dots", s: "bamboo" };
 const HONOR_EN = ["East", "South", "West", "North", "White dragon", "Green dragon", "Red dragon"];
 const FLOWER_EN = ["plum", "orchid", "chrysanthemum", "bamboo", "spring", "summer", "autumn", "winter"];
 
+
+// Field help from GET /v1/cities is English: in Chinese, this help (by field name) or none.
+const FIELD_DOC_ZH = {
+  fishing: "胡牌后从牌墙末尾翻开的最多三张牌",
+  sealed: "封胡：哪一家被封、被谁封",
+  "sealed.seat": "被封的一家：这一局不能胡",
+  "sealed.by": "封胡的一家：他胡牌时由被封者付（见规则）",
+  hand_points: "改写：这手牌按这个分值算，而不按规则表",
+  indicator: "翻开的牌",
+  spirits: "其他各家的精（用于精的结算；没填的一家按没有精算）；胡牌者的从手牌读",
+  contract: "三摊承包：胡牌者从哪一家吃碰了三组；由他独付台数 × 5",
+  dealer_streak: "庄家连胡第 n 次，这手牌乘以 n（仅限庄家胡牌）",
+  chickens: "按座位：其他各家手里和副露中的鸡（幺鸡、野鸡）；胡牌者的从手牌读",
+  responsibility: "责任鸡：碰或杠了幺鸡的另一家",
+  rushing_chicken: "冲锋鸡：这一局第一个打出幺鸡的一家",
+  ready: "这一局结束时已听牌的其他各家",
+  kongs: "其他各家的杠，当即结算",
+  paozi: "炮子：每家开局前下的注，0–4",
+};
+// The values of the cities' choice fields (options), by value.
+const CHOICE_ZH = {
+  max: "取最高一项",
+  sum: "各项相加",
+  green_red_white: "发→中→白",
+  red_green_white: "中→发→白",
+  green_white_red: "发→白→中",
+  natural: "自然（没把精当百搭用）",
+  no_spirits: "手里没有精",
+  off: "不算",
+  discarder: "放炮者付",
+  all_pay: "三家都付（放炮者加倍）",
+  seven: "七张",
+  three: "三张",
+  next_only: "只算下一张",
+  all: "三家都付",
+  feeder: "只由供牌者付",
+  next: "翻牌的下一张",
+  flipped_and_next: "翻牌和下一张",
+  kong: "明杠",
+  added_kong: "补杠",
+  concealed_kong: "暗杠",
+};
+
 // The scorer's warnings under a score are English sentences without codes: the known ones
-// by their start (numbers kept), the rest shown as they are.
+// by their start (numbers kept; a seat is named by its wind), the rest by a general line.
+const seatZh = (n) => `${WIND_TEXT.zh[Number(n)] || n}家`;
+const seatsZh = (list) => String(list).split(/[\s,]+/).filter(Boolean).map(seatZh).join("、");
 const SCORE_WARNING_ZH = [
   [/^no indicator given/, () => "没有翻牌：不算野鸡（只算幺鸡）"],
   [/^fishing tiles '([^']*)' ignored: the winner holds (\d+) tiles.*needs (\d+)/, (m) => `钓鱼牌 ${m[1]} 不算：胡牌者副露外只有 ${m[2]} 张，钓鱼需要 ${m[3]} 张`],
   [/^first_turn on a discard scores no row/, () => "点炮胡不算天胡地胡（天胡、地胡须自摸）"],
-  [/^sealed: .* show (\d+) that may come from seat (\d+)/, (m) => `封胡：规则要求被封者供了三组碰杠，但胡牌者的副露里只有 ${m[1]} 组可能来自 ${m[2]} 号位`],
-  [/^spirits: seat\(s\) (.*) not given; counted as holding no spirits(; true virtuous)?/, (m) => `精：${m[1]} 号位未填写，按没有精计算${m[2] ? "；德中德需要各家的精数，未计" : ""}`],
+  [/^sealed: .* show (\d+) that may come from seat (\d+)/, (m) => `封胡：规则要求被封者供了三组碰杠，但胡牌者的副露里只有 ${m[1]} 组可能来自${seatZh(m[2])}`],
+  [/^spirits: seat\(s\) (.*) not given; counted as holding no spirits(; true virtuous)?/, (m) => `精：${seatsZh(m[1])}未填写，按没有精计算${m[2] ? "；德中德需要各家的精数，未计" : ""}`],
   [/^last_tile: 海底捞月/, () => "海底捞月须自摸最后一张；点炮不加台"],
   [/^first_turn: heavenly needs/, () => "天胡须庄家自摸，地胡须闲家胡庄家第一张打出的牌；不加台"],
-  [/^melds: (\d+) melds claimed from seat (\d+)/, (m) => `副露：有 ${m[1]} 组来自 ${m[2]} 号位；如适用三摊承包，请设置 contract=${m[2]}`],
+  [/^melds: (\d+) melds claimed from seat (\d+)/, (m) => `副露：有 ${m[1]} 组来自${seatZh(m[2])}；如适用三摊承包，请把“三摊承包”设为${seatZh(m[2])}`],
   [/^first_turn: Shaanxi has no heavenly/, () => "陕西麻将没有天胡地胡；忽略"],
   [/^last_tile: Shaanxi pays nothing/, () => "陕西麻将海底不加分；忽略"],
 ];
 
-function scoreWarningText(text) {
+export function scoreWarningText(text) {
   if (LANG !== "zh") return text;
   for (const [pattern, zh] of SCORE_WARNING_ZH) {
     const m = pattern.exec(text);
     if (m) return zh(m);
   }
-  return text;
+  const numbers = String(text).match(/-?\d+(\.\d+)?/g);
+  return `计分提示${numbers ? `（${numbers.join("、")}）` : ""}`;
 }
 
 let LANG = chooseLanguage();
+const listeners = [];
 
 function chooseLanguage() {
   const saved = localStorage.getItem(LANG_KEY);
@@ -417,7 +631,14 @@ function chooseLanguage() {
   return "en";
 }
 
-function t(key, vars) {
+/** The page's language: "zh" or "en". */
+export function lang() {
+  return LANG;
+}
+
+export const isZh = () => LANG === "zh";
+
+export function t(key, vars) {
   let text = (TEXT[LANG] && TEXT[LANG][key]) || TEXT.en[key] || key;
   for (const [k, v] of Object.entries(vars || {})) text = text.split(`{${k}}`).join(String(v));
   return text;
@@ -437,7 +658,7 @@ function englishPart(text) {
   return s.replace(/\s+([,:)])/g, "$1") || String(text || "");
 }
 
-function tileName(tile) {
+export function tileName(tile) {
   const rank = Number(tile[0]);
   const suit = tile[1];
   if (LANG === "zh") {
@@ -450,71 +671,103 @@ function tileName(tile) {
   return `${rank} ${SUIT_EN[suit]}`;
 }
 
-function winText(method) {
+export function winText(method) {
   return WIN_TEXT[LANG][method] || method;
 }
 
-function windText(index) {
+export function windText(index) {
   return WIND_TEXT[LANG][index] || String(index);
 }
 
-function meldText(kind) {
+export function meldText(kind) {
   return MELD_TEXT[LANG][kind] || kind;
 }
 
-function cityTitle(city) {
+export function cityTitle(city) {
   if (!city) return "";
   return (LANG === "zh" ? chinesePart(city.title) : englishPart(city.title)) || city.title || city.name;
 }
 
-function patternText(p) {
+export function patternText(p) {
   const unit = UNIT_TEXT[LANG][p.unit] || p.unit;
-  const name = LANG === "zh" ? PATTERN_ZH[p.code] || chinesePart(p.name) || p.name : englishPart(p.name);
+  const name = LANG === "zh" ? PATTERN_ZH[p.code] || chinesePart(p.name) || p.code : englishPart(p.name);
   return p.unit === "x" ? `${name}: ×${p.value}` : `${name}: ${p.value} ${unit}`;
 }
 
-function itemText(item) {
+export function itemText(item) {
   if (LANG !== "zh") return item.text;
-  return chinesePart(item.text) || ITEM_ZH[item.reason] || item.reason;
+  return chinesePart(item.text) || ITEM_ZH[item.reason] || "结算";
 }
 
-function groupText(group) {
+export function groupText(group) {
   return GROUP_TEXT[LANG][group] || group;
 }
 
-function fieldLabel(name) {
-  return LANG === "zh" ? FIELD_ZH[name] || name.replace(/_/g, " ") : name.replace(/_/g, " ");
+export function fieldLabel(name) {
+  const last = String(name).split(".").pop();
+  return LANG === "zh" ? FIELD_ZH[name] || FIELD_ZH[last] || "选项" : last.replace(/_/g, " ");
 }
 
-function verdictText(result) {
-  if (LANG === "zh") return REASON_TEXT.zh[result.reason] || result.message;
+/** A field's help: the API's (English) or this page's Chinese, or none. */
+export function fieldDoc(name, doc) {
+  if (LANG !== "zh") return doc || "";
+  return FIELD_DOC_ZH[name] || "";
+}
+
+export function choiceText(value) {
+  if (LANG !== "zh") return String(value);
+  return CHOICE_ZH[value] || String(value);
+}
+
+const MINIMUM_ZH = [
+  [/(-?\d+) tai; a Ningbo win needs at least (\d+)/, (m) => `只有 ${m[1]} 台，宁波麻将至少要 ${m[2]} 台才能胡。`],
+  [/collect (-?\d+) before sealing and fishing; the minimum is (\d+)/, (m) => `胡牌者只能收 ${m[1]} 分（封胡、钓鱼之前），起胡分是 ${m[2]}。`],
+];
+
+export function verdictText(result) {
+  if (LANG === "zh") {
+    if (result.reason === "below_minimum") {
+      for (const [pattern, zh] of MINIMUM_ZH) {
+        const m = pattern.exec(result.message || "");
+        if (m) return `没有达到起胡分：${zh(m)}`;
+      }
+    }
+    return REASON_TEXT.zh[result.reason] || "不能算分。";
+  }
   return result.message || REASON_TEXT.en[result.reason] || result.reason;
 }
 
-/** An API error as the player reads it: by code in Chinese (the English detail beneath). */
-function errorText(err) {
+/** An API error as the player reads it: by code in Chinese (the API's English words kept
+ * apart, as ``detail``, for a player who asks for them). */
+export function errorText(err) {
   const byCode = err && err.code ? ERROR_TEXT[LANG][err.code] : null;
-  if (LANG === "zh" && byCode) {
-    const field = err.field ? t("error_field", { field: fieldLabel(err.field) }) : "";
-    return { message: byCode + field, detail: err.message || "" };
+  if (LANG === "zh") {
+    const field = err && err.field ? t("error_field", { field: fieldLabel(err.field) }) : "";
+    return { message: (byCode || (err && err.local) || "出错了。") + field, detail: (err && err.message) || "" };
   }
-  return { message: (err && err.message) || String(err), detail: "" };
+  return { message: (err && (err.local || err.message)) || String(err), detail: "" };
 }
 
-function warningText(w) {
-  if (LANG === "zh") return (WARNING_TEXT.zh[w.code] || w.message) + "。";
+export function hintText(err) {
+  if (err.code && ADVICE_TEXT[LANG][err.code]) return ADVICE_TEXT[LANG][err.code];
+  return LANG === "en" ? err.hint : null;
+}
+
+export function warningText(w) {
+  if (LANG === "zh") return (WARNING_TEXT.zh[w.code] || "识别提示") + "。";
   return w.message;
 }
 
-function adviceText(w) {
+export function adviceText(w) {
   const advice = ADVICE_TEXT[LANG][w.code];
   if (advice) return advice;
+  if (LANG === "zh") return "";
   // a code this page does not know yet: the server's advice, less any command-line option
   return String(w.advice || "").replace(/\s*\([^)]*--[a-z-]+[^)]*\)/g, "").replace(/,? or give it\b[^.]*/g, "");
 }
 
 /** Static text: elements marked data-i18n (text), data-i18n-placeholder, data-i18n-aria. */
-function applyStaticText() {
+export function applyStaticText() {
   document.documentElement.lang = LANG === "zh" ? "zh-CN" : "en";
   document.title = t("title");
   for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
@@ -522,10 +775,15 @@ function applyStaticText() {
   for (const el of document.querySelectorAll("[data-i18n-aria]")) el.setAttribute("aria-label", t(el.dataset.i18nAria));
 }
 
-/** Switch the language, remember it, and redraw (app.js's redraw keeps the hand as it is). */
-function setLanguage(lang) {
-  LANG = lang;
-  localStorage.setItem(LANG_KEY, lang);
+/** Called after every change of language (the modules redraw what they drew). */
+export function onLanguage(fn) {
+  listeners.push(fn);
+}
+
+/** Switch the language, remember it, and redraw (each module keeps its data as it is). */
+export function setLanguage(next) {
+  LANG = next;
+  localStorage.setItem(LANG_KEY, next);
   applyStaticText();
-  if (typeof redraw === "function") redraw();
+  for (const fn of listeners) fn();
 }

@@ -1,30 +1,39 @@
-// hupai — the table on the phone page: a whole game's totals, hands and next dealer, kept by
-// the server (/v1/tables). Loaded after app.js and uses its helpers. While a table is open,
-// the Winner / Discarded by / seat selects hold *players* (0-3 in chair order); the server
-// turns them into each hand's seats and fills in the round wind and the dealer's streak.
-"use strict";
+// hupai — the table: a whole game kept by the server (/v1/tables), scoreboard first. The
+// four totals on top, "record a win" as the main action, the hands and their trend below,
+// the settlement at the end; the read-only view follows the game live (polling with ETag)
+// and is joined by a QR code. It takes over steps of the page through hooks (reading a
+// photo, scoring, naming seats); while a table is open the seat selects hold *players* (0-3
+// in chair order) and the server turns them into each hand's seats.
+import { $, api, confirmAction, option, reveal, send, setStatus, showError } from "./dom.js";
+import { register } from "./hooks.js";
+import { cityTitle, errorText, isZh, onLanguage, t, windText, winText } from "./i18n.js";
+import { series, trendChart } from "./chart.js";
+import { context, currentCity, relabelSeatSelects, renderCity, showDiscarder } from "./form.js";
+import { renderTiles, tileFields, tilesFromRequest, updateMeldSeats } from "./hand.js";
+import { showTyped } from "./notation.js";
+import { qrCanvas } from "./qr.js";
+import { clearReading, sendPhoto, showReading } from "./reading.js";
+import { rescore } from "./scoring.js";
+import { fewestTransfers, money } from "./settle.js";
+import { state } from "./state.js";
+import { chip, parseTiles } from "./tiles.js";
 
 const TABLE_KEY = "hupai.table"; // the write token of the table this phone keeps
 const FILLED_BY_TABLE = ["city", "options", "round_wind", "dealer_streak"];
+const POLL_MS = 1000; // the live view asks this often (an unchanged table answers 304)
 
 const game = {
   token: null, // the token this page was opened with (write or read)
   view: null, // GET /v1/tables/{token}
+  etag: null,
   editing: null, // the hand being fixed: {number, revision, entry}
-  photo: null, // the File the tiles were read from (sent again when the hand is added)
-  reading: null,
+  photo: null, // the photo (made small) the tiles were read from, sent again when added
+  undo: [], // this phone's changes, latest last: {kind, number, revision}
+  redo: [],
+  poll: null,
 };
 
 // -- names ------------------------------------------------------------------------------------
-
-/** A player's label in the selects: "Bo (deals)". */
-function playerLabel(player) {
-  const v = game.view;
-  if (!v) return String(player);
-  const dealer = currentSeating().dealer;
-  const deals = LANG === "zh" ? "（庄）" : ` (${t("deals")})`;
-  return `${v.players[player]}${player === dealer ? deals : ""}`;
-}
 
 /** The seating of the hand being scored: the next hand's, or the edited hand's. */
 function currentSeating() {
@@ -35,44 +44,75 @@ function currentSeating() {
   return game.view.next;
 }
 
-function windOf(seating) {
+/** A player as the selects show them: "Bo (deals)". */
+function playerLabel(player) {
+  const v = game.view;
+  const dealer = currentSeating().dealer;
+  const deals = isZh() ? "（庄）" : ` (${t("deals")})`;
+  return `${v.players[player]}${player === dealer ? deals : ""}`;
+}
+
+/** A player's wind in a seating (the dealer is East). */
+function windOf(player, seating) {
+  return windText((player - seating.dealer + 4) % 4);
+}
+
+function roundWind(seating) {
   return windText(Number(String(seating.round_wind)[0]) - 1);
 }
 
-// -- the table's view -------------------------------------------------------------------------
+// -- opening a table --------------------------------------------------------------------------
 
 function tokenFromUrl() {
   const m = /(?:^|[#&])table=([A-Za-z0-9]+)/.exec(location.hash);
   return m ? m[1] : null;
 }
 
-async function startTable() {
+export async function startTable() {
+  register("seatName", (seat) => (game.view ? playerLabel(seat) : undefined));
+  register("read", (file, seq) => (game.view ? readPhoto(file, seq) : undefined));
+  register("score", (seq) => (game.view ? preview(seq) : undefined));
+  onLanguage(() => game.view && showTable(game.view));
   $("game-start").addEventListener("click", openNewTable);
   $("nt-cancel").addEventListener("click", () => $("new-table").close());
   $("new-table-form").addEventListener("submit", createTable);
   $("game-leave").addEventListener("click", leaveTable);
-  $("game-undo").addEventListener("click", undoLast);
-  $("game-draw").addEventListener("click", () => ($("draw-box").hidden = !$("draw-box").hidden));
+  $("game-undo").addEventListener("click", undo);
+  $("game-redo").addEventListener("click", redo);
+  $("record-win").addEventListener("click", startRecording);
+  $("game-draw").addEventListener("click", () => toggle("draw-box"));
   $("draw-add").addEventListener("click", addDraw);
-  $("game-share").addEventListener("click", () => ($("share-box").hidden = !$("share-box").hidden));
+  $("game-share").addEventListener("click", () => toggle("share-box"));
+  $("game-settle").addEventListener("click", () => toggle("settle-box"));
+  $("settle-text").addEventListener("click", shareText);
+  $("settle-image").addEventListener("click", saveImage);
   $("table-add").addEventListener("click", addHand);
   $("table-save").addEventListener("click", saveHand);
   $("table-delete").addEventListener("click", deleteHand);
-  $("table-cancel").addEventListener("click", stopEditing);
+  $("table-cancel").addEventListener("click", () => stopRecording(true));
   for (const id of ["nt-p0", "nt-p1", "nt-p2", "nt-p3"]) $(id).addEventListener("input", fillDealerChoice);
   window.addEventListener("hashchange", () => openTable(tokenFromUrl()));
+  document.addEventListener("visibilitychange", () => document.hidden || poll());
   const token = tokenFromUrl() || localStorage.getItem(TABLE_KEY);
   if (token) await openTable(token);
 }
 
+function toggle(id) {
+  const box = $(id);
+  box.hidden = !box.hidden;
+  if (!box.hidden) reveal(box);
+}
+
 async function openTable(token) {
-  if (!token) return;
+  if (!token || token === game.token) return;
   try {
     const view = await api(`/v1/tables/${token}`);
     game.token = token;
+    loadStacks();
     showTable(view);
     if (view.access === "write") localStorage.setItem(TABLE_KEY, token);
     if (tokenFromUrl() !== token) history.replaceState(null, "", `#table=${token}`);
+    startPolling();
   } catch (err) {
     if (localStorage.getItem(TABLE_KEY) === token) localStorage.removeItem(TABLE_KEY);
     showError(err);
@@ -80,24 +120,19 @@ async function openTable(token) {
 }
 
 function showTable(view) {
-  const first = !state.table;
+  const first = !game.view;
   game.view = view;
-  state.table = view;
+  document.body.dataset.mode = "table";
+  document.body.dataset.access = view.access;
   $("game-none").hidden = true;
   $("game-on").hidden = false;
   $("game-name").textContent = view.name || t("game");
   const city = state.meta.cities.find((c) => c.name === view.city);
-  $("game-city").textContent = city ? cityTitle(city) : view.city;
-  renderTotals(view);
+  $("game-city").textContent = city ? cityTitle(city) : "";
+  renderScoreboard(view);
   renderHands(view);
-  const writable = view.access === "write";
-  for (const id of ["game-draw", "game-undo", "table-add"]) $(id).hidden = !writable;
-  $("shoot").hidden = !writable;
-  $("share-read").value = `${location.origin}/#table=${view.read_token}`;
-  $("share-write-label").hidden = !writable;
-  if (writable) $("share-write").value = `${location.origin}/#table=${view.write_token}`;
-  $("export-csv").href = `/v1/tables/${game.token}/export.csv`;
-  $("export-json").href = `/v1/tables/${game.token}/export.json`;
+  renderSettlement(view);
+  renderShare(view);
   showDrawInputs(city);
   if (first) {
     // the table's city and house rules; the round wind and streak come from the table
@@ -106,35 +141,49 @@ function showTable(view) {
     $("round_wind").closest("label").hidden = true;
     renderCity();
     $("options-box").hidden = true;
+    $("winner").prepend(option("", t("who_won"), true));
+    $("winner").value = "";
+  } else {
+    $("winner").options[0].textContent = t("who_won");
   }
-  relabelSeats();
-  $("to-table").hidden = !writable || state.tiles === null;
+  relabelSeatSelects();
+  renderTiles();
+  $("game-undo").disabled = game.undo.length === 0;
+  $("game-redo").disabled = game.redo.length === 0;
 }
 
-function renderTotals(view) {
+// -- the scoreboard ---------------------------------------------------------------------------
+
+function renderScoreboard(view) {
   const box = $("totals");
   box.replaceChildren();
+  const next = view.next;
   view.players.forEach((name, player) => {
     const card = document.createElement("div");
-    const total = view.totals[player];
-    card.className = "seat" + (player === view.next.dealer ? " dealer" : "");
+    card.className = "seat" + (player === next.dealer ? " dealer" : "");
     card.dataset.player = player;
-    const n = document.createElement("div");
-    n.className = "name";
-    n.textContent = name;
-    const t = document.createElement("div");
-    t.className = "delta total";
-    t.textContent = String(total);
+    const head = document.createElement("div");
+    head.className = "name";
+    const swatch = document.createElement("span");
+    swatch.className = `swatch p${player}`;
+    swatch.setAttribute("aria-hidden", "true");
+    const wind = document.createElement("span");
+    wind.className = "wind";
+    wind.textContent = windOf(player, next);
+    head.append(swatch, wind, " ", name);
+    const total = document.createElement("div");
+    total.className = "delta total";
+    total.textContent = String(view.totals[player]);
     const m = document.createElement("div");
     m.className = "money";
     m.textContent = view.money ? view.money[player] : "";
-    card.append(n, t, m);
+    card.append(head, total, m);
     box.append(card);
   });
-  const next = view.next;
   const streak = next.dealer_streak > 1 ? t("streak", { n: next.dealer_streak }) : "";
-  $("game-next").textContent =
-    t("next", { wind: windOf(next), deal: next.deal, dealer: next.dealer_name }) + streak;
+  $("game-next").textContent = t("next", { wind: roundWind(next), deal: next.deal, dealer: next.dealer_name }) + streak;
+  const writable = view.access === "write";
+  for (const id of ["record-win", "game-draw", "game-undo", "game-redo"]) $(id).hidden = !writable;
 }
 
 function describeHand(h) {
@@ -148,6 +197,7 @@ function renderHands(view) {
   const list = $("hand-list");
   list.replaceChildren();
   $("hand-count").textContent = String(view.hands.length);
+  $("hands-none").hidden = view.hands.length > 0;
   view.hands.forEach((h, i) => {
     const li = document.createElement("li");
     li.dataset.number = h.number;
@@ -155,7 +205,7 @@ function renderHands(view) {
     const where = document.createElement("span");
     where.className = "where";
     const s = h.seating || {};
-    where.textContent = `#${i + 1} · ${t("round_deal", { wind: windOf(s), deal: s.deal, dealer: s.dealer_name })}`;
+    where.textContent = `#${i + 1} · ${t("round_deal", { wind: roundWind(s), deal: s.deal, dealer: s.dealer_name })}`;
     const what = document.createElement("span");
     what.className = "what";
     what.textContent = describeHand(h);
@@ -171,28 +221,313 @@ function renderHands(view) {
     if (h.tiles) {
       const tiles = document.createElement("span");
       tiles.className = "chips small";
-      for (const t of parseTiles(h.tiles)) tiles.append(chip(t, { label: t }));
+      tiles.setAttribute("aria-hidden", "true");
+      for (const x of parseTiles(h.tiles)) tiles.append(chip(x));
+      for (const c of tiles.querySelectorAll("button")) c.tabIndex = -1;
       li.append(tiles);
     }
     const d = document.createElement("span");
     d.className = "hand-deltas";
     d.textContent = view.players.map((p, k) => `${p} ${h.deltas[k] > 0 ? "+" : ""}${h.deltas[k]}`).join(" · ");
     li.append(d);
-    if (h.problem) {
-      const p = document.createElement("span");
-      p.className = "problem";
-      p.textContent = h.problem;
-      li.append(p);
+    if (view.access === "write" && h.kind === "win") {
+      const fix = document.createElement("button");
+      fix.type = "button";
+      fix.className = "link fix";
+      fix.textContent = t("fix_hand", { n: i + 1 });
+      fix.addEventListener("click", () => editHand(h));
+      li.append(fix);
     }
-    if (view.access === "write" && h.kind === "win") li.addEventListener("click", () => editHand(h));
     list.append(li);
   });
+  const chart = $("trend");
+  chart.replaceChildren();
+  $("trend-box").hidden = view.hands.length === 0;
+  if (view.hands.length) {
+    chart.append(trendChart(series(view.starting_points || 0, view.hands), t("trend_desc")));
+    const legend = document.createElement("ul");
+    legend.className = "legend";
+    view.players.forEach((p, k) => {
+      const li = document.createElement("li");
+      const sw = document.createElement("span");
+      sw.className = `swatch p${k}`;
+      sw.setAttribute("aria-hidden", "true");
+      li.append(sw, `${p} ${view.totals[k]}`);
+      legend.append(li);
+    });
+    chart.append(legend);
+  }
 }
 
-/** Seat selects (winner, discarder, melds' "from", the city's seat fields) list players. */
-function relabelSeats() {
-  relabelSeatSelects();
+// -- the settlement ---------------------------------------------------------------------------
+
+function transfers(view) {
+  const start = view.starting_points || 0;
+  return fewestTransfers(view.totals.map((v) => v - start));
+}
+
+function settlementLines(view) {
+  const lines = transfers(view).map((x) => {
+    const cash = money(x.points, view.rate);
+    const amount = `${x.points} ${t("points_unit")}${cash ? ` = ${cash}${t("money_unit")}` : ""}`;
+    return t("pays", { from: view.players[x.from], to: view.players[x.to], amount });
+  });
+  return lines.length ? lines : [t("settle_none")];
+}
+
+function settlementHeader(view) {
+  const city = state.meta.cities.find((c) => c.name === view.city);
+  return t("settle_header", { name: view.name || t("game"), city: cityTitle(city), n: view.hands.length });
+}
+
+function renderSettlement(view) {
+  const list = $("settle-list");
+  list.replaceChildren(
+    ...settlementLines(view).map((line) => {
+      const li = document.createElement("li");
+      li.textContent = line;
+      return li;
+    }),
+  );
+}
+
+function settlementText() {
+  const v = game.view;
+  const totals = v.players.map((p, k) => `${p} ${v.totals[k]}`).join(" · ");
+  return [settlementHeader(v), totals, ...settlementLines(v)].join("\n");
+}
+
+async function shareText() {
+  const text = settlementText();
+  try {
+    if (navigator.share) await navigator.share({ text });
+    else {
+      await navigator.clipboard.writeText(text);
+      setStatus(t("copied"));
+    }
+  } catch (e) {
+    $("settle-copy").hidden = false;
+    $("settle-copy").value = text;
+    $("settle-copy").select();
+    setStatus(t("copy_failed"));
+  }
+}
+
+/** The settlement as a picture (PNG) to send in a chat. */
+async function saveImage() {
+  const lines = settlementText().split("\n");
+  const canvas = document.createElement("canvas");
+  const scale = 2;
+  canvas.width = 360 * scale;
+  canvas.height = (40 + lines.length * 30) * scale;
+  const ctx = canvas.getContext("2d");
+  ctx.scale(scale, scale);
+  ctx.fillStyle = "#1f5135";
+  ctx.fillRect(0, 0, 360, canvas.height / scale);
+  ctx.fillStyle = "#fff";
+  ctx.font = "bold 18px sans-serif";
+  ctx.fillText(lines[0], 16, 30);
+  ctx.font = "16px sans-serif";
+  lines.slice(1).forEach((line, i) => ctx.fillText(line, 16, 62 + i * 30));
+  const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
+  const file = new File([blob], "settlement.png", { type: "image/png" });
+  if (navigator.canShare && navigator.canShare({ files: [file] })) {
+    try {
+      await navigator.share({ files: [file] });
+      return;
+    } catch (e) {
+      // fall through to the download
+    }
+  }
+  const a = $("settle-download");
+  if (a.href) URL.revokeObjectURL(a.href);
+  a.href = URL.createObjectURL(blob);
+  a.download = "settlement.png";
+  a.hidden = false;
+  a.click();
+}
+
+// -- share: links and the QR code -------------------------------------------------------------
+
+function renderShare(view) {
+  const read = `${location.origin}/#table=${view.read_token}`;
+  $("share-read").value = read;
+  const writable = view.access === "write";
+  $("share-write-label").hidden = !writable;
+  if (writable) $("share-write").value = `${location.origin}/#table=${view.write_token}`;
+  $("export-csv").href = `/v1/tables/${game.token}/export.csv`;
+  $("export-json").href = `/v1/tables/${game.token}/export.json`;
+  const box = $("share-qr");
+  if (box.dataset.text !== read || box.dataset.lang !== String(isZh())) {
+    box.replaceChildren(qrCanvas(read, t("scan_to_watch")));
+    box.dataset.text = read;
+    box.dataset.lang = String(isZh());
+  }
+}
+
+// -- live: polling with ETag ------------------------------------------------------------------
+
+function startPolling() {
+  clearInterval(game.poll);
+  game.poll = setInterval(poll, POLL_MS);
+}
+
+/** Ask whether the table changed (If-None-Match: an unchanged table answers 304, no body);
+ * while a hand is being recorded or fixed on this phone, the board is left as it is. */
+async function poll() {
+  if (!game.token || document.hidden || game.polling) return;
+  if (document.body.classList.contains("recording")) return;
+  game.polling = true;
+  try {
+    const headers = game.etag ? { "If-None-Match": game.etag } : {};
+    const response = await fetch(`/v1/tables/${game.token}`, { headers, cache: "no-store" });
+    $("live").classList.toggle("off", false);
+    if (response.status === 200) {
+      game.etag = response.headers.get("ETag");
+      const view = await response.json();
+      if (view.revision !== game.view.revision || view.hands.length !== game.view.hands.length) showTable(view);
+    }
+  } catch (e) {
+    $("live").classList.toggle("off", true);
+  } finally {
+    game.polling = false;
+  }
+}
+
+async function refreshTable() {
+  const response = await fetch(`/v1/tables/${game.token}`, { cache: "no-store" });
+  if (!response.ok) throw await response.json();
+  game.etag = response.headers.get("ETag");
+  showTable(await response.json());
+}
+
+// -- recording a hand -------------------------------------------------------------------------
+
+/** "Record a win": a fresh hand — nobody chosen as winner, self-draw, no tiles, no photo. */
+function startRecording() {
+  clearHand();
+  document.body.classList.add("recording");
+  $("winner").value = "";
+  $("win").value = "self_draw";
+  $("last_tile").checked = false;
+  $("first_turn").checked = false;
+  showDiscarder();
+  $("to-table").hidden = false;
+  $("table-add").disabled = true;
+  setStatus(t("choose_winner"));
+  $("table").scrollIntoView({ block: "start" });
+  $("winner").focus();
+}
+
+function stopRecording(cancelled) {
+  clearHand();
+  document.body.classList.remove("recording");
+  if (cancelled) setStatus("");
+  $("game").scrollIntoView({ block: "start" });
+  poll();
+}
+
+function clearHand() {
+  state.tiles = null;
+  game.photo = null;
+  game.editing = null;
+  clearReading();
+  showError(null);
+  for (const id of ["table-save", "table-delete", "editing-note"]) $(id).hidden = true;
+  $("table-add").hidden = false;
   renderTiles();
+  showTyped();
+  relabelSeatSelects();
+  if (game.view) renderHands(game.view);
+}
+
+/** The hand as the table takes it: the page's context and tiles in players' terms, less what
+ * the table fills in. Fields of an edited hand the page does not show are kept. */
+function tableEntry() {
+  const base = game.editing ? { ...game.editing.entry } : {};
+  const entry = { ...base, ...context(), ...tileFields(), kind: "win" };
+  for (const name of FILLED_BY_TABLE) delete entry[name];
+  if (!(entry.win === "discard" || entry.win === "robbed_kong")) delete entry.discarder;
+  return entry;
+}
+
+/** The photo hook: read the tiles (no score yet: the table scores them with its context). */
+async function readPhoto(file, seq) {
+  const { body, photo } = await sendPhoto("/v1/read?image=url", file, { city: game.view.city });
+  if (seq !== state.seq) return null;
+  game.photo = photo;
+  showReading(body.reading, body.annotated_image, body.reading.request);
+  setStatus(t("read_n_short", { n: body.reading.detections.class_id.length }));
+  rescore();
+  return null;
+}
+
+/** The score hook: the hand as the table would score it (its dealer, wind, streak). */
+async function preview(seq) {
+  if ($("winner").value === "") {
+    $("table-add").disabled = true;
+    setStatus(t("choose_winner"));
+    $("result").hidden = true;
+    return null;
+  }
+  const number = game.editing ? `?number=${game.editing.number}` : "";
+  const body = await send("POST", `/v1/tables/${game.token}/preview${number}`, tableEntry());
+  if (seq !== state.seq) return null;
+  state.shownDealer = body.seating.dealer;
+  $("table-add").disabled = Boolean(body.problem);
+  $("table-save").disabled = Boolean(body.problem);
+  return { result: body.result, byPlayer: body.deltas };
+}
+
+async function addHand() {
+  if ($("winner").value === "") return showError({ local: t("choose_winner") });
+  const entry = tableEntry();
+  setStatus(t("adding"), true);
+  try {
+    let body;
+    if (game.photo) {
+      const form = new FormData();
+      form.append("photo", game.photo, "photo.jpg");
+      form.append("context", JSON.stringify(entry));
+      body = await api(`/v1/tables/${game.token}/photo`, { method: "POST", body: form });
+    } else {
+      body = await send("POST", `/v1/tables/${game.token}/hands`, entry);
+    }
+    done({ kind: "add", number: body.hand.number, revision: body.hand.revision });
+    await refreshTable();
+    stopRecording(false);
+    setStatus(t("hand_added", { what: describeHand(body.hand) }));
+  } catch (err) {
+    setStatus("");
+    showError(err);
+  }
+}
+
+async function addDraw() {
+  const city = state.meta.cities.find((c) => c.name === game.view.city);
+  const entry = { kind: "draw" };
+  const draw = (city.succession || {}).draw;
+  if (draw === "last_drawer") entry.last_drawer = Number($("draw-drawer").value);
+  if (draw === "passes_if_kong" && $("draw-kong").checked) entry.kong_declared = true;
+  if (city.draws) {
+    const hands = [0, 1, 2, 3].map((i) => $(`draw-hand-${i}`).value.trim());
+    if (hands.some((h) => h) && !hands.every((h) => h)) {
+      showError({ local: t("draw_hands_partial") });
+      return;
+    }
+    if (hands.every((h) => h)) entry.hands = hands.map((hand) => ({ hand }));
+  }
+  try {
+    const body = await send("POST", `/v1/tables/${game.token}/hands`, entry);
+    done({ kind: "draw", number: body.hand.number, revision: body.hand.revision });
+    $("draw-box").hidden = true;
+    $("draw-kong").checked = false;
+    for (const input of document.querySelectorAll("#draw-hand-inputs input")) input.value = "";
+    await refreshTable();
+    setStatus(t("draw_added"));
+  } catch (err) {
+    showError(err);
+  }
 }
 
 function showDrawInputs(city) {
@@ -220,10 +555,137 @@ function showDrawInputs(city) {
   $("draw-drawer-label").hidden = succession.draw !== "last_drawer";
   $("draw-kong-label").hidden = succession.draw !== "passes_if_kong";
   const sel = $("draw-drawer");
-  sel.replaceChildren(...game.view.players.map((p, i) => option(String(i), p, false)));
+  const keep = sel.value;
+  sel.replaceChildren(...game.view.players.map((p, i) => option(String(i), p, String(i) === keep)));
 }
 
-// -- a new table ------------------------------------------------------------------------------
+// -- fixing an earlier hand -------------------------------------------------------------------
+
+function editHand(hand) {
+  clearHand();
+  document.body.classList.add("recording");
+  game.editing = { number: hand.number, revision: hand.revision, entry: hand.entry };
+  const e = hand.entry;
+  $("win").value = e.win || "self_draw";
+  $("winner").value = String(e.winner);
+  if (e.discarder !== undefined && e.discarder !== null) $("discarder").value = String(e.discarder);
+  $("last_tile").checked = Boolean(e.last_tile);
+  $("first_turn").checked = Boolean(e.first_turn);
+  showDiscarder();
+  state.tiles = tilesFromRequest(e, null);
+  updateMeldSeats();
+  $("editing-note").textContent = t("fixing", { n: game.view.hands.indexOf(hand) + 1 });
+  for (const id of ["editing-note", "table-save", "table-delete", "to-table"]) $(id).hidden = false;
+  $("table-add").hidden = true;
+  relabelSeatSelects();
+  renderHands(game.view);
+  renderTiles();
+  showTyped();
+  rescore();
+  $("table").scrollIntoView({ block: "start" });
+}
+
+async function saveHand() {
+  const { number, revision } = game.editing;
+  try {
+    const body = await send("PUT", `/v1/tables/${game.token}/hands/${number}`, { revision, hand: tableEntry() });
+    done({ kind: "edit", number, revision: body.hand.revision });
+    await refreshTable();
+    stopRecording(false);
+    setStatus(t("hand_changed"));
+  } catch (err) {
+    showError(err);
+    if (err.code === "stale") await refreshTable();
+  }
+}
+
+async function deleteHand() {
+  const { number, revision } = game.editing;
+  const n = game.view.hands.findIndex((h) => h.number === number) + 1;
+  if (!(await confirmAction(t("confirm_delete", { n }), t("delete")))) return;
+  try {
+    const body = await api(`/v1/tables/${game.token}/hands/${number}?revision=${revision}`, { method: "DELETE" });
+    done({ kind: "delete", number, revision: body.hand ? body.hand.revision : revision + 1 });
+    await refreshTable();
+    stopRecording(false);
+    setStatus(t("hand_deleted"));
+  } catch (err) {
+    showError(err);
+  }
+}
+
+// -- undo / redo: two stacks of this phone's changes ------------------------------------------
+
+function stacksKey() {
+  return `hupai.undo.${game.token}`;
+}
+
+function loadStacks() {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(stacksKey()) || "null");
+    game.undo = (saved && saved.undo) || [];
+    game.redo = (saved && saved.redo) || [];
+  } catch (e) {
+    game.undo = [];
+    game.redo = [];
+  }
+}
+
+function saveStacks() {
+  sessionStorage.setItem(stacksKey(), JSON.stringify({ undo: game.undo, redo: game.redo }));
+  $("game-undo").disabled = game.undo.length === 0;
+  $("game-redo").disabled = game.redo.length === 0;
+}
+
+/** A change made on this phone: it can be undone; what was undone can no longer be redone. */
+function done(change) {
+  game.undo.push(change);
+  game.redo = [];
+  saveStacks();
+}
+
+function changeText(c) {
+  const n = game.view.hands.findIndex((h) => h.number === c.number) + 1 || c.number;
+  return t(`act_${c.kind}`, { n });
+}
+
+/** The hand as the change left it is still so (no other phone changed it since). */
+async function unchanged(change) {
+  try {
+    const hand = await api(`/v1/tables/${game.token}/hands/${change.number}`);
+    return hand.revision === change.revision;
+  } catch (e) {
+    return false;
+  }
+}
+
+/** Move the latest change of ``from`` to ``to``, by undoing it at the server (the server's
+ * undo of a hand goes back one version, so undoing an undo redoes the change). */
+async function step(from, to, doneKey, emptyKey) {
+  const change = from[from.length - 1];
+  if (!change) return setStatus(t(emptyKey));
+  const text = changeText(change);
+  if (!(await unchanged(change))) {
+    from.pop();
+    saveStacks();
+    return showError({ local: t("undo_changed_elsewhere", { n: text }) });
+  }
+  try {
+    const body = await api(`/v1/tables/${game.token}/hands/${change.number}/undo`, { method: "POST" });
+    from.pop();
+    to.push({ ...change, revision: body.hand.revision });
+    saveStacks();
+    await refreshTable();
+    setStatus(t(doneKey, { what: text }));
+  } catch (err) {
+    showError(err);
+  }
+}
+
+const undo = () => step(game.undo, game.redo, "undone_what", "nothing_to_undo");
+const redo = () => step(game.redo, game.undo, "redone_what", "nothing_to_redo");
+
+// -- a new table, leaving it ------------------------------------------------------------------
 
 function fillDealerChoice() {
   const sel = $("nt-dealer");
@@ -257,239 +719,27 @@ async function createTable(event) {
   if ($("nt-rate").value.trim()) body.rate = $("nt-rate").value.trim();
   if (!$("nt-succession-label").hidden && $("nt-succession").value) body.succession = $("nt-succession").value;
   try {
-    const view = await api("/v1/tables", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
+    const view = await send("POST", "/v1/tables", body);
     $("new-table").close();
     game.token = view.write_token;
     localStorage.setItem(TABLE_KEY, view.write_token);
     history.replaceState(null, "", `#table=${view.write_token}`);
+    loadStacks();
     showTable(view);
-    setStatus(t("table_started", { players: view.players.join(", ") }));
+    startPolling();
+    setStatus(t("table_started", { players: view.players.join(isZh() ? "、" : ", ") }));
   } catch (err) {
     const box = $("nt-error");
-    box.textContent = err.message || String(err);
+    const { message } = errorText(err);
+    box.textContent = message;
     box.hidden = false;
   }
 }
 
-function leaveTable() {
+async function leaveTable() {
+  if (!(await confirmAction(t("confirm_leave"), t("leave")))) return;
   localStorage.removeItem(TABLE_KEY);
   history.replaceState(null, "", location.pathname);
   location.reload();
 }
 
-// -- scoring a hand at the table --------------------------------------------------------------
-
-/** The hand as the table takes it: the page's context and tiles in players' terms, less what
- * the table fills in. Fields of an edited hand the page does not show are kept. */
-function tableEntry() {
-  const base = game.editing ? { ...game.editing.entry } : {};
-  const entry = { ...base, ...context(), ...tileFields(), kind: "win" };
-  for (const name of FILLED_BY_TABLE) delete entry[name];
-  if (!(entry.win === "discard" || entry.win === "robbed_kong")) delete entry.discarder;
-  return entry;
-}
-
-async function tableReadPhoto(file) {
-  showError(null);
-  setStatus(t("reading_tiles"), true);
-  const form = new FormData();
-  form.append("photo", file, file.name || "photo.jpg");
-  form.append("city", game.view.city);
-  const seq = ++state.seq;
-  try {
-    const body = await api("/v1/read?image=base64", { method: "POST", body: form });
-    if (seq !== state.seq) return;
-    game.photo = file;
-    game.reading = body.reading;
-    state.tiles = tilesFromRequest(body.reading.request, body.reading);
-    state.alternatives = body.reading.alternatives || {};
-    updateMeldSeats();
-    renderReading(body.reading, body.annotated_image);
-    renderTiles();
-    setStatus(t("read_n_short", { n: body.reading.detections.class_id.length }));
-    $("to-table").hidden = game.view.access !== "write";
-    tablePreview();
-  } catch (err) {
-    if (seq !== state.seq) return;
-    setStatus("");
-    showError(err);
-  }
-}
-
-async function tablePreview() {
-  const seq = ++state.seq;
-  const number = game.editing ? `?number=${game.editing.number}` : "";
-  setStatus(t("scoring"), true);
-  try {
-    const body = await api(`/v1/tables/${game.token}/preview${number}`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(tableEntry()),
-    });
-    if (seq !== state.seq) return;
-    showError(null);
-    state.shownDealer = body.seating.dealer;
-    renderScore(body.result, body.deltas);
-    $("to-table").hidden = game.view.access !== "write";
-    $("table-add").disabled = Boolean(body.problem);
-    $("table-save").disabled = Boolean(body.problem);
-    setStatus("");
-  } catch (err) {
-    if (seq !== state.seq) return;
-    scoreFailed(err);
-  }
-}
-
-async function addHand() {
-  const entry = tableEntry();
-  setStatus(t("adding"), true);
-  try {
-    let body;
-    if (game.photo) {
-      const form = new FormData();
-      form.append("photo", game.photo, game.photo.name || "photo.jpg");
-      form.append("context", JSON.stringify(entry));
-      body = await api(`/v1/tables/${game.token}/photo`, { method: "POST", body: form });
-    } else {
-      body = await api(`/v1/tables/${game.token}/hands`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(entry),
-      });
-    }
-    await refreshTable();
-    clearHand();
-    setStatus(t("hand_added", { what: describeHand(body.hand) }));
-    $("game").scrollIntoView({ block: "start" }); // the new totals
-  } catch (err) {
-    setStatus("");
-    showError(err);
-  }
-}
-
-async function addDraw() {
-  const city = state.meta.cities.find((c) => c.name === game.view.city);
-  const entry = { kind: "draw" };
-  const draw = (city.succession || {}).draw;
-  if (draw === "last_drawer") entry.last_drawer = Number($("draw-drawer").value);
-  if (draw === "passes_if_kong" && $("draw-kong").checked) entry.kong_declared = true;
-  if (city.draws) {
-    const hands = [0, 1, 2, 3].map((i) => $(`draw-hand-${i}`).value.trim());
-    if (hands.some((h) => h) && !hands.every((h) => h)) {
-      showError({ message: t("draw_hands_partial") });
-      return;
-    }
-    if (hands.every((h) => h)) entry.hands = hands.map((hand) => ({ hand }));
-  }
-  try {
-    await api(`/v1/tables/${game.token}/hands`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(entry),
-    });
-    $("draw-box").hidden = true;
-    $("draw-kong").checked = false;
-    for (const input of document.querySelectorAll("#draw-hand-inputs input")) input.value = "";
-    await refreshTable();
-    setStatus(t("draw_added"));
-  } catch (err) {
-    showError(err);
-  }
-}
-
-async function refreshTable() {
-  showTable(await api(`/v1/tables/${game.token}`));
-}
-
-function clearHand() {
-  state.tiles = null;
-  game.photo = null;
-  game.reading = null;
-  game.editing = null;
-  state.alternatives = {};
-  for (const id of ["reading", "result", "to-table", "table-save", "table-delete", "table-cancel", "editing-note"]) {
-    $(id).hidden = true;
-  }
-  $("table-add").hidden = false;
-  renderTiles();
-  relabelSeats();
-  renderHands(game.view);
-}
-
-// -- fixing an earlier hand -------------------------------------------------------------------
-
-function editHand(hand) {
-  game.editing = { number: hand.number, revision: hand.revision, entry: hand.entry };
-  game.photo = null;
-  const e = hand.entry;
-  $("win").value = e.win || "self_draw";
-  $("winner").value = String(e.winner);
-  if (e.discarder !== undefined && e.discarder !== null) $("discarder").value = String(e.discarder);
-  $("last_tile").checked = Boolean(e.last_tile);
-  $("first_turn").checked = Boolean(e.first_turn);
-  showDiscarder();
-  state.tiles = tilesFromRequest(e, null);
-  state.alternatives = {};
-  $("reading").hidden = true;
-  $("editing-note").textContent = t("fixing", { n: game.view.hands.indexOf(hand) + 1 });
-  for (const id of ["editing-note", "table-save", "table-delete", "table-cancel"]) $(id).hidden = false;
-  $("table-add").hidden = true;
-  relabelSeats();
-  renderHands(game.view);
-  tablePreview();
-  $("tiles").scrollIntoView({ block: "start" });
-}
-
-function stopEditing() {
-  clearHand();
-  setStatus("");
-}
-
-async function saveHand() {
-  const { number, revision } = game.editing;
-  try {
-    await api(`/v1/tables/${game.token}/hands/${number}`, {
-      method: "PUT",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ revision, hand: tableEntry() }),
-    });
-    await refreshTable();
-    clearHand();
-    setStatus(t("hand_changed"));
-  } catch (err) {
-    showError(err);
-    if (err.code === "stale") await refreshTable();
-  }
-}
-
-async function deleteHand() {
-  const { number, revision } = game.editing;
-  try {
-    await api(`/v1/tables/${game.token}/hands/${number}?revision=${revision}`, { method: "DELETE" });
-    await refreshTable();
-    clearHand();
-    setStatus(t("hand_deleted"));
-  } catch (err) {
-    showError(err);
-  }
-}
-
-async function undoLast() {
-  try {
-    await api(`/v1/tables/${game.token}/undo`, { method: "POST" });
-    await refreshTable();
-    setStatus(t("undone"));
-  } catch (err) {
-    showError(err);
-  }
-}
-
-/** The table's parts drawn in the page's language (i18n.js → app.js redraw). */
-function redrawTable() {
-  if (!game.view) return;
-  showTable(game.view);
-}

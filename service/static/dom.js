@@ -1,0 +1,104 @@
+// hupai — the page's small DOM helpers: elements by id, the API, the status line, errors
+// (announced and scrolled into view), and confirmations.
+import { errorText, hintText, t } from "./i18n.js";
+
+export const $ = (id) => document.getElementById(id);
+
+export function option(value, text, selected) {
+  const o = document.createElement("option");
+  o.value = value;
+  o.textContent = text;
+  if (selected) o.selected = true;
+  return o;
+}
+
+/** JSON from the API; a failure is thrown as the API's error body ({code, message, …}). */
+export async function api(path, init) {
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (e) {
+    throw { code: "unreachable", message: t("unreachable"), local: t("unreachable") };
+  }
+  let body = null;
+  try {
+    body = await response.json();
+  } catch (e) {
+    body = null;
+  }
+  if (!response.ok) {
+    throw body && body.message
+      ? body
+      : { message: t("server_answered", { status: `${response.status} ${response.statusText}` }), local: t("server_answered", { status: response.status }) };
+  }
+  return body;
+}
+
+/** JSON as ``api`` does, jsonified: POST/PUT with a JSON body. */
+export function send(method, path, body) {
+  return api(path, { method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+}
+
+export function setStatus(text, busy) {
+  const s = $("status");
+  s.textContent = text;
+  s.classList.toggle("busy", Boolean(busy));
+}
+
+/** Bring ``el`` into view unless the player is typing in a field (an error must not pull the
+ * page away from the tile or the field being fixed). */
+export function reveal(el) {
+  const typing = document.activeElement && document.activeElement.matches("input[type=text], textarea, dialog *");
+  if (typing || typeof el.scrollIntoView !== "function") return;
+  el.scrollIntoView({ block: "nearest", behavior: "smooth" });
+}
+
+/** Show ``err`` (an API error body or {local: text}) in the error box, or clear it (null).
+ * The box is role=alert: screen readers announce it. */
+export function showError(err) {
+  const box = $("error");
+  if (!err) {
+    box.hidden = true;
+    box.replaceChildren();
+    return;
+  }
+  const { message, detail } = errorText(err);
+  const msg = document.createElement("div");
+  msg.className = "message";
+  msg.textContent = message;
+  box.replaceChildren(msg);
+  if (detail && detail !== message) {
+    // the API's own English words: kept, folded away on a Chinese screen
+    const more = document.createElement("details");
+    more.className = "detail";
+    const summary = document.createElement("summary");
+    summary.textContent = t("error_detail");
+    const text = document.createElement("div");
+    text.lang = "en";
+    text.textContent = detail;
+    more.append(summary, text);
+    box.append(more);
+  }
+  const hint = hintText(err);
+  if (hint) {
+    const h = document.createElement("div");
+    h.className = "hint";
+    h.textContent = hint;
+    box.append(h);
+  }
+  box.hidden = false;
+  reveal(box);
+}
+
+/** Ask before something is lost: resolves true for yes. */
+export function confirmAction(text, yes) {
+  const dialog = $("confirm");
+  $("confirm-text").textContent = text;
+  $("confirm-yes").textContent = yes || t("confirm_yes");
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => resolve(dialog.returnValue === "yes"), { once: true });
+    dialog.returnValue = "";
+    dialog.showModal();
+    $("confirm-no").focus();
+  });
+}

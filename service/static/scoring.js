@@ -1,0 +1,130 @@
+// hupai — scoring the tiles as they stand (POST /v1/score/hand, or the table's preview
+// through the "score" hook) and drawing the score: verdict, deltas, patterns, settlement.
+import { $, reveal, send, setStatus, showError } from "./dom.js";
+import { call } from "./hooks.js";
+import { groupText, itemText, patternText, scoreWarningText, t, verdictText } from "./i18n.js";
+import { context, seatName } from "./form.js";
+import { tileFields } from "./hand.js";
+import { state } from "./state.js";
+import { handProblem } from "./tiles.js";
+
+let timer = null;
+
+/** Score the tiles as they stand now (after an edit or a change of context). */
+export function rescore() {
+  if (state.tiles === null) return;
+  clearTimeout(timer);
+  timer = setTimeout(rescoreNow, 120);
+}
+
+/** Why the tiles cannot be scored yet (shown instead of a score), or null. */
+function notReady() {
+  if (state.tiles.hand.length === 0) return { local: t("add_tiles") };
+  const problem = handProblem(state.tiles);
+  if (problem) return { local: t(problem.code, problem.vars) };
+  return null;
+}
+
+export async function rescoreNow() {
+  if (state.tiles === null) return; // cleared since the rescore was asked for
+  const problem = notReady();
+  if (problem) {
+    state.seq += 1; // an answer still on its way is for other tiles
+    $("result").hidden = true;
+    showError(null);
+    setStatus(problem.local);
+    return;
+  }
+  const request = { ...context(), ...tileFields() };
+  const seq = ++state.seq;
+  setStatus(t("scoring"), true);
+  try {
+    const scored = await call("score", () => scoreHand(request), seq);
+    if (seq !== state.seq || !scored) return;
+    showError(null);
+    renderScore(scored.result, scored.byPlayer);
+    setStatus(verdictText(scored.result));
+  } catch (err) {
+    if (seq !== state.seq) return;
+    scoreFailed(err);
+  }
+}
+
+async function scoreHand(request) {
+  return { result: await send("POST", "/v1/score/hand", request) };
+}
+
+/** No score to show: the request failed (``err`` says why). */
+export function scoreFailed(err) {
+  $("result").hidden = true;
+  setStatus("");
+  showError(err);
+}
+
+/** The score; ``byPlayer``: the deltas by player of a table's hand (the result's are by seat,
+ * seat 0 being the player ``state.shownDealer``). */
+export function renderScore(result, byPlayer) {
+  state.lastScore = { result, byPlayer };
+  const section = $("result");
+  const wasHidden = section.hidden;
+  section.hidden = false;
+  const verdict = $("verdict");
+  verdict.textContent = verdictText(result);
+  verdict.classList.toggle("invalid", !result.valid || result.reason !== "ok");
+  const winner = Number($("winner").value);
+  const deltas = $("deltas");
+  deltas.replaceChildren();
+  (byPlayer || result.deltas).forEach((d, seat) => {
+    const card = document.createElement("div");
+    card.className = "seat" + (d > 0 ? " gain" : d < 0 ? " loss" : "");
+    card.dataset.seat = seat;
+    const name = document.createElement("div");
+    name.className = "name";
+    name.textContent = seatName(seat);
+    const delta = document.createElement("div");
+    delta.className = "delta";
+    delta.textContent = (d > 0 ? "+" : "") + d;
+    const tag = document.createElement("div");
+    tag.className = "tag";
+    tag.textContent = seat === winner ? t("winner_tag") : "";
+    card.append(name, delta, tag);
+    deltas.append(card);
+  });
+  const patterns = $("patterns");
+  patterns.replaceChildren();
+  for (const p of result.patterns) {
+    const li = document.createElement("li");
+    li.textContent = patternText(p);
+    patterns.append(li);
+  }
+  const items = $("items");
+  items.replaceChildren();
+  // no payments (not a winning hand, below the minimum): no empty "Settlement" heading
+  $("items-title").hidden = result.items.length === 0;
+  items.hidden = result.items.length === 0;
+  for (const item of result.items) {
+    const li = document.createElement("li");
+    const amount = document.createElement("span");
+    amount.className = "amount";
+    amount.textContent = item.amount;
+    const group = document.createElement("span");
+    group.className = "group";
+    group.textContent = groupText(item.group);
+    const who = (s) => seatName(byPlayer ? (s + state.shownDealer) % 4 : s);
+    li.append(`${who(item.payer)} → ${who(item.payee)}: `, amount, ` ${itemText(item)}`, group);
+    items.append(li);
+  }
+  const warnings = $("score-warnings");
+  warnings.replaceChildren();
+  for (const w of result.warnings || []) {
+    const li = document.createElement("li");
+    li.textContent = scoreWarningText(typeof w === "string" ? w : w.message || JSON.stringify(w));
+    warnings.append(li);
+  }
+  if (wasHidden) reveal(section);
+}
+
+/** The shown score in the page's language. */
+export function redrawScore() {
+  if (state.lastScore && !$("result").hidden) renderScore(state.lastScore.result, state.lastScore.byPlayer);
+}
