@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from scoring.decompose import Decomposition, ShapeRules, decompose
 from scoring.fields import describe_fields
 from scoring.hand import Hand, Meld, WinContext
+from scoring.house import apply_house_rules
 from scoring.settlement import Result
 from scoring.succession import KEEP_UNLESS_BEATEN, SuccessionRule
 from scoring.tiles import KINDS, Tile
@@ -124,6 +125,11 @@ class City(ABC, Generic[O, T]):
     scores_draws: ClassVar[bool] = False
     #: who deals the next hand (scoring.game applies it across a table's hands)
     succession: ClassVar[SuccessionRule] = KEEP_UNLESS_BEATEN
+    #: the city doubles a dealer's win itself: the ``dealer_double`` house rule then only
+    #: doubles what the dealer pays (scoring.house)
+    dealer_win_doubled: ClassVar[bool] = False
+    #: hand item reasons the ``dealer_double`` house rule leaves alone (Shaanxi's Pao Zi)
+    dealer_double_skips: ClassVar[frozenset[str]] = frozenset()
 
     def flowers_in_hand(self, table: T, options: O) -> bool:
         """Whether flowers may sit among the concealed tiles, as part of ``hand`` (Ningbo:
@@ -141,7 +147,22 @@ class City(ABC, Generic[O, T]):
 
     @abstractmethod
     def score(self, request: Request[O, T]) -> Result:
-        """Score a checked request: a valid result with items, or ``Result.invalid``."""
+        """Score a checked request by the city's own rules: a valid result with items, or
+        ``Result.invalid``. The table's house rules are applied after (:meth:`settle`)."""
+
+    def settle(self, request: Request[O, T] | DrawRequest[O]) -> Result:
+        """Score a win or a drawn hand, then apply the house rules of its options (cap,
+        dealer double: scoring.house). The registry's ``score`` calls this."""
+        if isinstance(request, DrawRequest):
+            result = self.score_draw(request)
+        else:
+            result = self.score(request)
+        return apply_house_rules(
+            result,
+            request.options,
+            win_already_doubled=self.dealer_win_doubled,
+            skip=self.dealer_double_skips,
+        )
 
     def score_draw(self, request: DrawRequest[O]) -> Result:
         """Settle a drawn hand (request kind ``draw``); override with ``scores_draws``."""

@@ -30,10 +30,13 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated
 
+from scoring import patterns as shared
 from scoring.city import City, DrawRequest, Request, SeatHand, TileSet
-from scoring.decompose import Decomposition, GroupKind, Shape, ShapeRules, decompose, ready_tiles
+from scoring.decompose import Decomposition, ShapeRules, decompose, ready_tiles
 from scoring.fields import Between, ScoringInputError, Seat, required, setting
 from scoring.hand import Meld, MeldKind, WinMethod, others
+from scoring.house import HouseRules
+from scoring.patterns import HandView
 from scoring.settlement import ItemGroup, Json, Pattern, Reason, Result, Settlement
 from scoring.succession import Succession, SuccessionRule
 from scoring.tiles import HAND_TILES, Suit, Tile, format_tiles, next_tile
@@ -70,7 +73,7 @@ class WildChickenMode(StrEnum):
 
 
 @dataclass(frozen=True)
-class GuiyangOptions:
+class GuiyangOptions(HouseRules):
     combine: Combine = setting(
         Combine.SUM,
         "sum: the hand patterns add up (plain 1 only when nothing else applies); "
@@ -199,54 +202,35 @@ GOLDEN_FACTOR = 2
 
 
 # -- hand patterns ----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Reading:
-    """One decomposition seen together with the melds: what the hand patterns look at."""
-
-    shape: Shape
-    #: the four sets (concealed groups and melds): True for a pung or kong
-    sets_are_pungs: tuple[bool, ...]
-    suits: frozenset[Suit]
-    #: seven pairs: how many kinds are held four times (each counts as two pairs)
-    quads: int
-
-    @staticmethod
-    def of(decomposition: Decomposition, melds: Sequence[Meld]) -> Reading:
-        kinds = [g.tile for g in decomposition.pairs]
-        return Reading(
-            decomposition.shape,
-            tuple(g.kind is not GroupKind.CHOW for g in decomposition.sets)
-            + tuple(m.is_pung_or_kong for m in melds),
-            frozenset(t.suit for t in decomposition.values)
-            | frozenset(t.suit for m in melds for t in m.tiles),
-            sum(1 for n in Counter(kinds).values() if n >= 2),
-        )
+#: One decomposition seen together with the melds: what the hand patterns look at.
+Reading = HandView
 
 
 def is_all_pungs(r: Reading) -> bool:
     """大对子: four pungs (or kongs) and a pair.
 
-    >>> is_all_pungs(Reading(Shape.STANDARD, (True,) * 4, frozenset({Suit.MAN}), 0))
+    >>> from scoring.decompose import counts
+    >>> is_all_pungs(HandView.of(decompose(counts("111m555m777p999p55s"))[0]))
     True
-    >>> is_all_pungs(Reading(Shape.STANDARD, (True, True, True, False), frozenset(), 0))
+    >>> is_all_pungs(HandView.of(decompose(counts("123m456m111p222p55s"))[0]))
     False
     """
-    return r.shape is Shape.STANDARD and len(r.sets_are_pungs) == 4 and all(r.sets_are_pungs)
+    return shared.ALL_PUNGS.applies(r)
 
 
 def is_seven_pairs(r: Reading) -> bool:
     """七对: seven pairs, none of them doubled by a quad."""
-    return r.shape is Shape.SEVEN_PAIRS and r.quads == 0
+    return shared.SEVEN_PAIRS.applies(r)
 
 
 def is_dragon_seven_pairs(r: Reading) -> bool:
     """龙七对: seven pairs where four alike count as two pairs (worth 20 instead of 10)."""
-    return r.shape is Shape.SEVEN_PAIRS and r.quads > 0
+    return shared.BIG_SEVEN_PAIRS.applies(r)
 
 
 def is_pure_suit(r: Reading) -> bool:
     """清一色: every tile, melds included, of one suit."""
-    return len(r.suits) == 1
+    return shared.PURE_SUIT.applies(r)
 
 
 @dataclass(frozen=True)
@@ -284,10 +268,11 @@ PURE_ALL_PUNGS = HandPattern(
 def hand_points(reading: Reading, combine: Combine) -> tuple[int, tuple[Pattern, ...]]:
     """The hand's points and the patterns that make them.
 
-    >>> pure_pungs = Reading(Shape.STANDARD, (True,) * 4, frozenset({Suit.PIN}), 0)
+    >>> from scoring.decompose import counts
+    >>> pure_pungs = HandView.of(decompose(counts("111p222p333p444p55p"), rules=RULES)[0])
     >>> hand_points(pure_pungs, Combine.SUM)[0], hand_points(pure_pungs, Combine.MAX)[0]
     (15, 15)
-    >>> pure_dragon = Reading(Shape.SEVEN_PAIRS, (), frozenset({Suit.PIN}), 1)
+    >>> pure_dragon = HandView.of(decompose(counts("11223355779999p"), rules=RULES)[0])
     >>> hand_points(pure_dragon, Combine.SUM)[0], hand_points(pure_dragon, Combine.MAX)[0]
     (30, 20)
     """
@@ -307,7 +292,7 @@ def best_hand(
     """The reading worth the most points (the first of equals), or None without one."""
     best: tuple[int, tuple[Pattern, ...], Decomposition] | None = None
     for d in readings:
-        points, patterns = hand_points(Reading.of(d, melds), combine)
+        points, patterns = hand_points(HandView.of(d, melds), combine)
         if best is None or points > best[0]:
             best = (points, patterns, d)
     return best

@@ -47,6 +47,8 @@ from scoring.decompose import (
 )
 from scoring.fields import Between, ScoringInputError, Seat, required, setting
 from scoring.hand import SEATS, Hand, MeldKind, WinContext, WinMethod, others
+from scoring.house import HouseRules
+from scoring.patterns import BIG_SEVEN_PAIRS, SEVEN_PAIRS, HandView
 from scoring.settlement import ItemGroup, Json, Pattern, Reason, Result, Settlement
 from scoring.succession import Succession, SuccessionRule
 from scoring.tiles import KINDS, Tile, format_tiles, next_tile
@@ -88,7 +90,7 @@ class PaymentModel(StrEnum):
 
 
 @dataclass(frozen=True)
-class NanchangOptions:
+class NanchangOptions(HouseRules):
     dragon_cycle: DragonCycle = setting(
         DragonCycle.GREEN_RED_WHITE,
         "which dragon a flipped dragon points to: the seed's Green→Red→White, or Red→Green→White",
@@ -299,12 +301,12 @@ def plain(s: Situation) -> bool:
 
 def seven_pairs(s: Situation) -> bool:
     """小七对: seven pairs, no four alike."""
-    return s.reading.shape is Shape.SEVEN_PAIRS and len(set(s.reading.pairs)) == 7
+    return SEVEN_PAIRS.applies(HandView.of(s.reading))
 
 
 def big_seven_pairs(s: Situation) -> bool:
     """大七对: seven pairs holding four identical tiles (counted as two pairs)."""
-    return s.reading.shape is Shape.SEVEN_PAIRS and len(set(s.reading.pairs)) < 7
+    return BIG_SEVEN_PAIRS.applies(HandView.of(s.reading))
 
 
 def thirteen_misfits(s: Situation) -> bool:

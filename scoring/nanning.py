@@ -28,6 +28,8 @@ from scoring.city import City, Request, TileSet
 from scoring.decompose import Decomposition, Shape, ShapeRules, WaitKind
 from scoring.fields import Between, ScoringInputError, Seat, required, setting
 from scoring.hand import Hand, MeldKind, WinContext, WinMethod, others
+from scoring.house import HouseRules
+from scoring.patterns import ALL_PUNGS, BIG_SEVEN_PAIRS, PURE_SUIT, SEVEN_PAIRS, HandView
 from scoring.settlement import Item, ItemGroup, Json, Pattern, Reason, Result, Settlement
 from scoring.succession import Succession, SuccessionRule
 from scoring.tiles import Suit, Tile, format_tiles, parse_tiles
@@ -47,7 +49,7 @@ class Combine(StrEnum):
 
 
 @dataclass(frozen=True)
-class NanningOptions:
+class NanningOptions(HouseRules):
     combine: Combine = setting(
         Combine.MAX, "max: the highest applicable row pays; sum: the applicable rows add up"
     )
@@ -123,6 +125,11 @@ class Situation:
         """Self-draw or kong replacement (the self-draw column)."""
         return self.win.is_self_drawn
 
+    @property
+    def view(self) -> HandView:
+        """The reading with the melds, for the shared patterns (scoring.patterns)."""
+        return HandView.of(self.reading, self.hand.melds)
+
 
 def plain(s: Situation) -> bool:
     """Any win: the self-draw and discard rows of the seed's table."""
@@ -136,27 +143,22 @@ def concealed_hand(s: Situation) -> bool:
 
 def pure_one_suit(s: Situation) -> bool:
     """清一色 (the seed's "All Simples"): every tile, melds included, from one suit."""
-    suits = s.hand.suits
-    return len(suits) == 1 and next(iter(suits)).is_numbered
+    return PURE_SUIT.applies(s.view)
 
 
 def all_triplets(s: Situation) -> bool:
     """碰碰胡: four pungs or kongs (melds included) and a pair."""
-    return (
-        s.reading.shape is Shape.STANDARD
-        and all(g.is_pung_or_kong for g in s.reading.sets)
-        and all(m.is_pung_or_kong for m in s.hand.melds)
-    )
+    return ALL_PUNGS.applies(s.view)
 
 
 def seven_pairs(s: Situation) -> bool:
     """七小对: seven different pairs."""
-    return s.reading.shape is Shape.SEVEN_PAIRS and len(set(s.reading.pairs)) == 7
+    return SEVEN_PAIRS.applies(s.view)
 
 
 def big_seven_pairs(s: Situation) -> bool:
     """大七对: seven pairs with a quad in the hand counting as two of them."""
-    return s.reading.shape is Shape.SEVEN_PAIRS and len(set(s.reading.pairs)) < 7
+    return BIG_SEVEN_PAIRS.applies(s.view)
 
 
 def thirteen_orphans(s: Situation) -> bool:

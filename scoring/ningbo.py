@@ -40,6 +40,7 @@ from scoring.decompose import (
     Decomposition,
     Group,
     GroupKind,
+    Shape,
     ShapeRules,
     Wait,
     WaitKind,
@@ -49,6 +50,8 @@ from scoring.decompose import (
 )
 from scoring.fields import Between, ScoringInputError, Seat, required, setting
 from scoring.hand import Hand, Meld, MeldKind, WinContext, WinMethod, seat_wind
+from scoring.house import HouseRules
+from scoring.patterns import ALL_PUNGS, PURE_SUIT
 from scoring.settlement import Json, Pattern, Reason, Result, Settlement
 from scoring.succession import Succession, SuccessionRule
 from scoring.tiles import KINDS, Suit, Tile, format_tiles
@@ -82,7 +85,7 @@ class DragonCycle(StrEnum):
 
 
 @dataclass(frozen=True)
-class NingboOptions:
+class NingboOptions(HouseRules):
     baida_mode: BaidaMode = setting(
         BaidaMode.SEVEN,
         "seven: the 3 other copies of the flipped tile and the 4 of the next are baida; "
@@ -286,6 +289,15 @@ class Reading:
         suits = frozenset(g.tiles[0].suit for g in (*sets, pair))
         return Reading(sets, pair, holds_baida, as_wild, at_face, suits)
 
+    @property
+    def shape(self) -> Shape:
+        """Always four sets and a pair (for the shared patterns, scoring.patterns)."""
+        return Shape.STANDARD
+
+    @property
+    def pairs(self) -> tuple[Group, ...]:
+        return (self.pair,)
+
     def pungs_of(self, tile: Tile) -> int:
         return sum(1 for g in self.sets if g.is_pung_or_kong and g.tile == tile)
 
@@ -332,8 +344,7 @@ def pure_suit(r: Reading, s: Situation) -> int:
     >>> pure_suit(_reading("123m", "456m", "789m", "111m", "55m"), _SIT)
     1
     """
-    suits = r.suits
-    return int(len(suits) == 1 and Suit.HONOR not in suits)
+    return int(PURE_SUIT.applies(r))
 
 
 def half_pure(r: Reading, s: Situation) -> int:
@@ -356,7 +367,7 @@ def all_triplets(r: Reading, s: Situation) -> int:
     >>> all_triplets(_reading("111m", "444p", "777s", "555z", "22z"), _SIT)
     1
     """
-    return int(all(g.is_pung_or_kong for g in r.sets))
+    return int(ALL_PUNGS.applies(r))
 
 
 def dragon_pungs(r: Reading, s: Situation) -> int:

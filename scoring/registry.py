@@ -93,7 +93,8 @@ def score(data: Mapping[str, Any] | Any) -> Result:
 
     Raises ScoringInputError (a ValueError) for malformed input; a legal hand that does
     not win is a Result with ``valid`` False and a reason code. A request of ``kind``
-    ``draw`` (all four hands, no winner) goes to the city's ``score_draw``.
+    ``draw`` (all four hands, no winner) goes to the city's ``score_draw``. The table's house
+    rules (``cap``, ``dealer_double``: scoring.house) are applied to either.
     """
     if not isinstance(data, Mapping):
         raise ScoringInputError("request", f"expected a JSON object, got {type(data).__name__}")
@@ -101,5 +102,5 @@ def score(data: Mapping[str, Any] | Any) -> Result:
         raise ScoringInputError("city", f"required; known: {', '.join(city_names()) or 'none yet'}")
     city = get_city(data["city"])
     if request_kind(data) == "draw":
-        return city.score_draw(parse_draw_request(data, city))
-    return city.score(parse_request(data, city))
+        return city.settle(parse_draw_request(data, city))
+    return city.settle(parse_request(data, city))

@@ -30,6 +30,8 @@ from scoring.city import City, Request, TileSet
 from scoring.decompose import Decomposition, Shape, ShapeRules
 from scoring.fields import Between, ScoringInputError, Seat, required, setting
 from scoring.hand import DEALER, Hand, MeldKind, WinContext, WinMethod, others
+from scoring.house import HouseRules
+from scoring.patterns import PURE_SUIT, HandView
 from scoring.settlement import ItemGroup, Pattern, Reason, Result, Settlement
 from scoring.succession import Succession, SuccessionRule
 from scoring.tiles import Tile
@@ -41,6 +43,8 @@ BASE_SCORE = 3
 DEALER_MULTIPLIER = 2
 #: Pao Zi antes run "from 0 to 4".
 MAX_ANTE = 4
+#: House variant ``pure_suit_double`` (not in the seed): a pure suit 清一色 doubles the hand.
+PURE_SUIT_MULTIPLIER = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,12 +134,17 @@ Ante = Annotated[int, Between(0, MAX_ANTE)]
 
 # -- options and table fields -----------------------------------------------------------------
 @dataclass(frozen=True)
-class ShaanxiOptions:
+class ShaanxiOptions(HouseRules):
     """INTERPRETATION.md names no option for Shaanxi; the base score is the one figure the
     seed writes every formula with ("Base Score x 2"), so a table may change it."""
 
     base_score: Annotated[int, Between(1, 1000)] = setting(
         BASE_SCORE, "base score: the hand, Pao Zi and kong payouts are multiples of it"
+    )
+    pure_suit_double: bool = setting(
+        False,
+        "清一色翻倍: a hand of one suit (no honors, melds included) doubles the hand payment, "
+        "a special hand's multiplier too; Pao Zi and kongs are not doubled",
     )
 
 
@@ -174,13 +183,17 @@ def special_hand(reading: Decomposition) -> SpecialHand | None:
     return SPECIAL_HANDS.get(reading.shape)
 
 
-def hand_payment(base: int, win_type: WinType, dealer: int, special: SpecialHand | None) -> int:
-    """What each payer pays for the hand itself.
+def hand_payment(
+    base: int, win_type: WinType, dealer: int, special: SpecialHand | None, pure_suit: int = 1
+) -> int:
+    """What each payer pays for the hand itself (``pure_suit``: the house variant's ×2).
 
     >>> hand_payment(3, WIN_TYPES[WinMethod.SELF_DRAW], 2, SPECIAL_HANDS[Shape.SEVEN_PAIRS])
     24
+    >>> hand_payment(3, WIN_TYPES[WinMethod.DISCARD], 1, None, pure_suit=PURE_SUIT_MULTIPLIER)
+    6
     """
-    return base * win_type.multiplier * dealer * (special.multiplier if special else 1)
+    return base * win_type.multiplier * dealer * (special.multiplier if special else 1) * pure_suit
 
 
 def paozi_payment(base: int, win_type: WinType, *, payer_ante: int, winner_ante: int) -> int:
@@ -240,6 +253,10 @@ class Shaanxi(City[ShaanxiOptions, ShaanxiTable]):
     exposed_chows = True
     options_type = ShaanxiOptions
     table_type = ShaanxiTable
+    # 004: "If the dealer wins, all payouts are doubled" (the hand, not Pao Zi): the house
+    # rule dealer_double only adds the dealer paying double
+    dealer_win_doubled = True
+    dealer_double_skips = frozenset({"paozi"})
 
     def check(self, request: Request[ShaanxiOptions, ShaanxiTable]) -> None:
         hand, win, table = request.hand, request.win, request.table
@@ -333,8 +350,13 @@ class Shaanxi(City[ShaanxiOptions, ShaanxiTable]):
         if special is not None:
             patterns.append(Pattern(special.code, special.name, special.multiplier, "x"))
             factors.append(f"{special.code.replace('_', ' ')} {special.multiplier}")
+        pure = 1
+        if request.options.pure_suit_double and PURE_SUIT.applies(HandView.of(reading, hand.melds)):
+            pure = PURE_SUIT_MULTIPLIER
+            patterns.append(Pattern(PURE_SUIT.code, "Pure suit 清一色 (house rule)", pure, "x"))
+            factors.append(f"pure suit {pure}")
 
-        amount = hand_payment(base, win_type, dealer, special)
+        amount = hand_payment(base, win_type, dealer, special, pure)
         payers = hand_payers(win)
         text = f"{win_type.name}: {' × '.join(factors)} = {amount}"
         settlement = Settlement().each_pays(win.winner, amount, "hand", text, payers=payers)

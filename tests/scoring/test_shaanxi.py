@@ -121,18 +121,19 @@ def test_first_turn_and_last_tile_are_ignored_with_a_warning() -> None:
     assert len(result.warnings) == 2
 
 
-def test_city_describes_its_option_and_fields() -> None:
+def test_city_describes_its_options_and_fields() -> None:
     (city,) = [c for c in describe_cities() if c["name"] == "shaanxi"]
-    assert city["options"] == [
-        {
-            "name": "base_score",
-            "type": "integer",
-            "min": 1,
-            "max": 1000,
-            "default": 3,
-            "doc": city["options"][0]["doc"],
-        }
-    ]
+    options = {o["name"]: o for o in city["options"]}
+    assert list(options) == ["cap", "dealer_double", "base_score", "pure_suit_double"]
+    assert options["base_score"] == {
+        "name": "base_score",
+        "type": "integer",
+        "min": 1,
+        "max": 1000,
+        "default": 3,
+        "doc": options["base_score"]["doc"],
+    }
+    assert options["pure_suit_double"]["default"] is False
     fields = {f["name"]: f for f in city["fields"]}
     assert fields["paozi"]["default"] == [0, 0, 0, 0]
     assert all(item["max"] == 4 for item in fields["paozi"]["items"])
