@@ -116,22 +116,46 @@ def open_session(
     path: Path, threads: int | None, error: type[ValueError]
 ) -> tuple[Any, int | None]:
     """An onnxruntime CPU session for ``path`` with ``threads`` (else ``$HUPAI_THREADS``,
-    else every core), telemetry off; a file it cannot load raises ``error`` naming it."""
+    else every core), telemetry off; a file it cannot load raises ``error`` naming it.
+    The settings are :func:`session_options`."""
     import onnxruntime as ort
 
     ort.disable_telemetry_events()  # no usage events, no telemetry files
-    options = ort.SessionOptions()
     if threads is None and os.environ.get(THREADS_ENV):
         threads = int(os.environ[THREADS_ENV])
-    if threads:
-        options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 3
+    options = session_options(threads)
     try:
         session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own untyped errors
         raise error(f"{path}: onnxruntime cannot load it ({exc})") from None
     return session, threads
+
+
+def session_options(threads: int | None) -> Any:
+    """The session settings, chosen by measurement (``bench/sessions.py``, 2 threads, a
+    loaded 2-core machine, interleaved against the plain session):
+
+    * worker threads do not spin waiting for work: a read runs the finder then the namer,
+      and the finder's spinning threads took the cores the namer needed (the two calls in a
+      row 0.26× the time without spinning; the finder alone 0.61×, the namer 0.42×), as they
+      take them from other readers and processes of a shared server;
+    * every graph optimisation (basic only: 4-8× slower with int8 models, whose quantized
+      operators are fused at the ``all`` level), one operator at a time (parallel execution
+      1.2-1.8×), the memory arena and memory patterns kept (without patterns 1.3-1.6×);
+    * IO binding of the namer's crop batch saved about a tenth of the namer's call (0.89×)
+      — not worth a second path, so crops go in as a plain array.
+    """
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.log_severity_level = 3
+    return options
 
 
 def find_model(model: str | Path | None = None) -> Path:
