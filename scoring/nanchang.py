@@ -104,6 +104,11 @@ class NanchangOptions(HouseRules):
         PaymentModel.DISCARDER,
         "discarder: the discarder pays a discard win; all_pay: discarder double, others single",
     )
+    spirit_groups: bool = setting(
+        True,
+        "a set or pair may be made of spirits alone, standing for any tile (the default "
+        "reading: every spirit is wild); false: a group of spirits alone only at face value",
+    )
 
 
 # -- table fields ----------------------------------------------------------------------------
@@ -609,7 +614,7 @@ class Nanchang(City[NanchangOptions, NanchangTable]):
     def score(self, request: Request[NanchangOptions, NanchangTable]) -> Result:
         hand, win, table, options = request.hand, request.win, request.table, request.options
         spirits = Spirits.of(table.indicator, options.dragon_cycle)
-        readings = self.readings(hand, spirits, table.indicator)
+        readings = self.readings(hand, spirits, table.indicator, options.spirit_groups)
         if not readings:
             return Result.invalid(
                 self.name,
@@ -663,10 +668,14 @@ class Nanchang(City[NanchangOptions, NanchangTable]):
             ),
         )
 
-    def readings(self, hand: Hand, spirits: Spirits, indicator: Tile) -> tuple[Decomposition, ...]:
+    def readings(
+        self, hand: Hand, spirits: Spirits, indicator: Tile, spirit_groups: bool = True
+    ) -> tuple[Decomposition, ...]:
         """Every reading with spirits wild, then every reading with spirits at face value
         only (those earn 德国). Seven-pairs readings whose spirits make a free pair are
-        spelled out, since a doubled pair makes big seven pairs."""
+        spelled out, since a doubled pair makes big seven pairs. Without ``spirit_groups``
+        a wild reading with a group made of spirits alone (a free set or pair) is dropped:
+        such a group stands only as the spirits' own tiles (the face-value readings)."""
         limits = [COPIES] * KINDS
         for tile in (*hand.meld_tiles, indicator):
             limits[tile.index] -= 1
@@ -674,6 +683,8 @@ class Nanchang(City[NanchangOptions, NanchangTable]):
         found: list[Decomposition] = []
         for wilds in (spirits.kinds, frozenset[Tile]()):
             for reading in decompose(counts, len(hand.melds), wilds, RULES, limits):
+                if not spirit_groups and not reading.is_complete:
+                    continue
                 if reading.shape is Shape.SEVEN_PAIRS and reading.free_pairs:
                     found.extend(_spell_out_pairs(reading, limits))
                 else:

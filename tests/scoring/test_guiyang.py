@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from golden_vectors import golden
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,26 +26,9 @@ from scoring.guiyang import (
 )
 from scoring.tiles import Tile, next_tile
 
-GOLDEN_PATH = Path(__file__).parent / "golden" / "guiyang.json"
-GOLDEN: list[dict[str, Any]] = json.loads(GOLDEN_PATH.read_text(encoding="utf-8"))
+GOLDEN = golden("guiyang")
 SEED_EXAMPLE = next(v for v in GOLDEN if v["id"] == "seed_worked_example")
 SUITED = [Tile.parse(f"{r}{s}") for s in "mps" for r in range(1, 10)]
-
-
-def check_expected(vector: dict[str, Any], result: dict[str, Any]) -> None:
-    expected = vector["expected"]
-    assert result["valid"] is expected["valid"], result["message"]
-    assert result["reason"] == expected["reason"]
-    assert result["deltas"] == expected["deltas"]
-    assert sum(result["deltas"]) == 0
-    if "patterns" in expected:
-        assert [p["code"] for p in result["patterns"]] == expected["patterns"]
-    if "items" in expected:
-        got = [{k: i[k] for k in ("reason", "payer", "payee", "amount")} for i in result["items"]]
-        assert got == expected["items"]
-    if "decomposition" in expected:
-        groups = " ".join(g["tiles"] for g in result["decomposition"]["groups"])
-        assert groups == expected["decomposition"]
 
 
 def request(**overrides: Any) -> dict[str, Any]:
@@ -61,32 +45,6 @@ def error_of(data: dict[str, Any]) -> ScoringInputError:
 
 
 # -- golden vectors -----------------------------------------------------------------------------
-def test_golden_file_is_well_formed() -> None:
-    ids = [v["id"] for v in GOLDEN]
-    assert len(ids) == len(set(ids))
-    assert ids[0] == "seed_worked_example"
-    for vector in GOLDEN:
-        assert set(vector) == {"id", "source", "request", "expected"}
-        assert vector["request"]["city"] == "guiyang"
-        assert vector["source"]
-
-
-@pytest.mark.parametrize("vector", GOLDEN, ids=[v["id"] for v in GOLDEN])
-def test_golden_vector(vector: dict[str, Any]) -> None:
-    check_expected(vector, result_to_dict(score(vector["request"])))
-
-
-@pytest.mark.parametrize("vector_id", ["seed_worked_example", "draw_some_ready"])
-def test_golden_vector_through_the_cli(
-    vector_id: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    vector = next(v for v in GOLDEN if v["id"] == vector_id)
-    path = tmp_path / "request.json"
-    path.write_text(json.dumps(vector["request"], ensure_ascii=False), encoding="utf-8")
-    assert hupai_main(["score", str(path)]) == 0
-    check_expected(vector, json.loads(capsys.readouterr().out))
-
-
 def test_cli_reports_a_city_input_error_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
+from golden_vectors import golden
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from hupai.cli import main as hupai_main
 from scoring import ScoringInputError, get_city, result_to_dict, score
 from scoring.nanning import (
     ROWS,
@@ -24,64 +23,10 @@ from scoring.nanning import (
 )
 from scoring.tiles import HAND_TILES, Tile
 
-GOLDEN_PATH = Path(__file__).parent / "golden" / "nanning.json"
-GOLDEN: list[dict[str, Any]] = json.loads(GOLDEN_PATH.read_text(encoding="utf-8"))
-
-
-def check_expected(vector: dict[str, Any], result: dict[str, Any]) -> None:
-    expected = vector["expected"]
-    assert result["valid"] is expected["valid"], result["message"]
-    assert result["reason"] == expected["reason"]
-    assert result["deltas"] == expected["deltas"]
-    assert sum(result["deltas"]) == 0
-    if "patterns" in expected:
-        assert [p["code"] for p in result["patterns"]] == expected["patterns"]
-    if "items" in expected:
-        got = [{k: i[k] for k in ("payer", "payee", "amount", "reason")} for i in result["items"]]
-        assert got == expected["items"]
-    if "decomposition" in expected:
-        groups = " ".join(g["tiles"] for g in result["decomposition"]["groups"])
-        assert groups == expected["decomposition"]
+GOLDEN = golden("nanning")
 
 
 # -- golden vectors -----------------------------------------------------------------------------
-def test_golden_file_is_well_formed() -> None:
-    ids = [v["id"] for v in GOLDEN]
-    assert len(ids) == len(set(ids))
-    assert ids[0].startswith("seed-") and ids[1].startswith("seed-")
-    for vector in GOLDEN:
-        assert set(vector) == {"id", "source", "request", "expected"}
-        assert vector["request"]["city"] == "nanning"
-        assert vector["source"]
-
-
-@pytest.mark.parametrize("vector", GOLDEN, ids=[v["id"] for v in GOLDEN])
-def test_golden_vector(vector: dict[str, Any]) -> None:
-    expected = vector["expected"]
-    if "error" in expected:
-        with pytest.raises(ScoringInputError) as info:
-            score(vector["request"])
-        assert info.value.path == expected["error"]
-        return
-    check_expected(vector, result_to_dict(score(vector["request"])))
-
-
-@pytest.mark.parametrize("vector", GOLDEN, ids=[v["id"] for v in GOLDEN])
-def test_golden_vector_through_cli(
-    vector: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    path = tmp_path / "request.json"
-    path.write_text(json.dumps(vector["request"], ensure_ascii=False), encoding="utf-8")
-    code = hupai_main(["score", str(path)])
-    out, err = capsys.readouterr()
-    if "error" in vector["expected"]:
-        assert code == 2
-        assert f"hupai score: {vector['expected']['error']}: " in err
-        return
-    assert code == 0, err
-    check_expected(vector, json.loads(out))
-
-
 def test_every_row_and_option_has_a_golden_vector() -> None:
     scored = {p for v in GOLDEN for p in v["expected"].get("patterns", [])}
     assert {row.code.value for row in ROWS} <= scored
