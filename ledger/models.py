@@ -103,3 +103,20 @@ class HandPhoto(Base):
     reading: Mapped[dict[str, Any]] = mapped_column(JSON)
     thumbnail: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class TableOptions(Base):
+    """The options a table played with before a change (house rules, the city's variants):
+    a change of options keeps the previous ones here, as an edit keeps a hand's previous
+    version. ``table_revision`` is the table's revision the change was made from."""
+
+    __tablename__ = "table_options"
+    __table_args__ = (Index("ix_table_options_table", "table_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id", ondelete="CASCADE"))
+    table_revision: Mapped[int] = mapped_column(Integer)
+    #: the options in force until this change
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: when they were replaced
+    replaced_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)

@@ -31,9 +31,11 @@ from sqlalchemy import Engine, create_engine, event, func, make_url, select, upd
 from sqlalchemy.exc import ArgumentError, InterfaceError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-from ledger.models import GameTable, HandPhoto, HandRow, now
+from ledger.models import GameTable, HandPhoto, HandRow, TableOptions, now
 from scoring import ScoringInputError, city_names, get_city
+from scoring.fields import parse_dataclass
 from scoring.game import GameState, PlayedHand, TableSetup, play
+from scoring.house import HouseRules
 from scoring.quoting import quote
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -449,6 +451,60 @@ class Ledger:
                 raise NotFound(f"hand {number} has no photo", "number")
             return photo.thumbnail
 
+    # -- options -----------------------------------------------------------------------------
+    def set_options(self, token: str, options: Mapping[str, Any], revision: int) -> dict[str, Any]:
+        """Replace the table's options (its house rules — ``cap``, ``dealer_double`` — and the
+        city's variants), made from the table's ``revision`` (a newer one: :class:`Stale`);
+        every hand is scored again with them, as after an edit. The options before are kept
+        (:meth:`options_history`). Answers the table's view with its hands."""
+        with self._session() as session:
+            table = _writable(session, token)
+            if revision != table.revision:
+                raise Stale(
+                    f"the table changed since you loaded it (revision {revision}; now "
+                    f"{table.revision}); reload and change the options again",
+                    "revision",
+                )
+            checked = _checked_options(table, options)
+            if checked != table.options:
+                session.add(
+                    TableOptions(
+                        table_id=table.id, table_revision=table.revision, options=table.options
+                    )
+                )
+                table.options = checked
+                self._replay(session, table, 1, rescore_all=True)
+            session.flush()
+            return self._view(session, table, write=True, hands=True)
+
+    def options_history(self, token: str) -> list[dict[str, Any]]:
+        """The options the table played with, oldest first, the current ones last."""
+        with self._session() as session:
+            table, _ = _find(session, token)
+            rows = session.scalars(
+                select(TableOptions)
+                .where(TableOptions.table_id == table.id)
+                .order_by(TableOptions.id)
+            ).all()
+            out = [
+                {
+                    "options": r.options,
+                    "house_rules": _house_rules(table.city, r.options),
+                    "until_revision": r.table_revision,
+                    "replaced_at": r.replaced_at.isoformat(),
+                }
+                for r in rows
+            ]
+            out.append(
+                {
+                    "options": table.options,
+                    "house_rules": _house_rules(table.city, table.options),
+                    "until_revision": None,
+                    "replaced_at": None,
+                }
+            )
+            return out
+
     # -- export ------------------------------------------------------------------------------
     def export_json(self, token: str) -> dict[str, Any]:
         """The whole table: setup, every hand in play with its request and result."""
@@ -529,9 +585,11 @@ class Ledger:
         position: int,
         state: GameState | None = None,
         changed: int | None = None,
+        rescore_all: bool = False,
     ) -> None:
         """Recompute every hand in play from ``position`` on (seating, score, totals);
-        ``changed``: the id of a row whose entry changed since it was scored.
+        ``changed``: the id of a row whose entry changed since it was scored;
+        ``rescore_all``: the table setup changed (its options), so every hand is scored again.
 
         A hand that comes to the same seating as before is the same hand from the same seats
         under the same table setup, so it scores the same: only its running totals move, and
@@ -554,7 +612,7 @@ class Ledger:
         rescored: list[dict[str, Any]] = []
         for row in rows:
             same_seats = row.seating == state.seating.to_dict()
-            if row.id != changed and row.after is not None and same_seats:
+            if not rescore_all and row.id != changed and row.after is not None and same_seats:
                 state = _same_hand(state, row.deltas, row.after)
                 moved.append({"id": row.id, "after": state.to_dict()})
                 continue
@@ -591,6 +649,7 @@ class Ledger:
             "name": table.name,
             "city": table.city,
             "options": table.options,
+            "house_rules": _house_rules(table.city, table.options),
             "players": table.players,
             "first_dealer": table.first_dealer,
             "starting_points": table.starting_points,
@@ -694,6 +753,26 @@ def _money(totals: tuple[int, ...], rate: str | None) -> list[str] | None:
         return None
     r = Decimal(rate)
     return [str((Decimal(t) * r).quantize(Decimal("0.01"))) for t in totals]
+
+
+def _checked_options(table: GameTable, options: object) -> dict[str, Any]:
+    """New options for ``table``, checked as at its creation (field ``options.<name>``)."""
+    if not isinstance(options, Mapping):
+        raise Invalid(f"options: expected a JSON object, got {quote(options)}", "options")
+    setup = TableSetup(
+        table.city, options, table.first_dealer, table.starting_points, table.succession
+    )
+    try:
+        setup.check()
+    except ScoringInputError as exc:
+        raise Invalid.of(exc) from None
+    return dict(options)
+
+
+def _house_rules(city: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The table's house rules with the defaults filled in (``cap``, ``dealer_double``)."""
+    parsed = parse_dataclass(get_city(city).options_type, options, "options")
+    return dict(parsed.house_rules) if isinstance(parsed, HouseRules) else {}
 
 
 def _setup(table: GameTable) -> TableSetup:

@@ -55,5 +55,5 @@ def test_upgrading_twice_changes_nothing(database_url: str) -> None:
     migrate(engine)
     migrate(engine)
     with engine.connect() as conn:
-        assert MigrationContext.configure(conn).get_current_revision() == "0002"
+        assert MigrationContext.configure(conn).get_current_revision() == "0003"
     engine.dispose()
