@@ -23,9 +23,10 @@ export async function sendPhoto(url, file, fields) {
   const form = new FormData();
   form.append("photo", photo, "photo.jpg");
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
-  setStatus(t("uploading", { pct: 0 }), true);
+  const kb = Math.round(photo.size / 1024);
+  setStatus(t("uploading", { pct: 0, kb }), true);
   const body = await postWithProgress(url, form, (f) => {
-    setStatus(f < 1 ? t("uploading", { pct: Math.round(f * 100) }) : t("reading_tiles"), true);
+    setStatus(f < 1 ? t("uploading", { pct: Math.round(f * 100), kb }) : t("reading_tiles"), true);
   });
   return { body, photo };
 }

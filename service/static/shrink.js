@@ -3,7 +3,10 @@
 // this ~0.3 MB, which matters on a table's weak Wi-Fi).
 
 export const LONG_SIDE = 1600;
-const QUALITY = 0.85;
+/** JPEG qualities tried in turn until the photo fits BUDGET bytes: about 2 s of upload at
+ * 750 kbit/s (a crowded restaurant's Wi-Fi), leaving time to read and score. */
+const QUALITIES = [0.8, 0.7, 0.6, 0.5];
+export const BUDGET = 150 * 1024;
 
 /** ``file`` as a JPEG Blob at most LONG_SIDE px long, upright; the file itself when it is
  * already small, or when this browser cannot decode it (the server then says why). */
@@ -29,7 +32,11 @@ export async function shrinkPhoto(file) {
   ctx.imageSmoothingQuality = "high";
   ctx.drawImage(bitmap, 0, 0, w, h);
   bitmap.close();
-  const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", QUALITY));
+  let blob = null;
+  for (const q of QUALITIES) {
+    blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", q));
+    if (!blob || blob.size <= BUDGET) break;
+  }
   return blob || file;
 }
 

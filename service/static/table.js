@@ -13,7 +13,7 @@ import { renderTiles, tileFields, tilesFromRequest, updateMeldSeats } from "./ha
 import { showTyped } from "./notation.js";
 import { qrCanvas } from "./qr.js";
 import { clearReading, sendPhoto, showReading } from "./reading.js";
-import { rescore } from "./scoring.js";
+import { rescore, rescoreNow } from "./scoring.js";
 import { fewestTransfers, money } from "./settle.js";
 import { state } from "./state.js";
 import { chip, parseTiles } from "./tiles.js";
@@ -458,7 +458,7 @@ async function readPhoto(file, seq) {
   game.photo = photo;
   showReading(body.reading, body.annotated_image, body.reading.request);
   setStatus(t("read_n_short", { n: body.reading.detections.class_id.length }));
-  rescore();
+  rescoreNow(); // at once: the player is waiting for this score
   return null;
 }
 
