@@ -79,7 +79,7 @@ def in_process(
 ) -> tuple[float, list[float]]:
     """The peer: the same pipeline as the route, called directly."""
     from scoring import ScoringInputError, result_to_dict, score
-    from service.api import read_pipeline
+    from service.pipeline import read_pipeline
     from service.reader import load_reader
     from service.settings import Settings
 
@@ -90,9 +90,9 @@ def in_process(
     def once(data: bytes) -> float:
         t = time.perf_counter()
         read = read_pipeline(
-            reader,
-            data,
-            settings,
+            reader=reader,
+            data=data,
+            settings=settings,
             win_tile=None,
             source="p",
             city="shaanxi",

@@ -19,14 +19,17 @@ from fastapi.staticfiles import StaticFiles
 
 from ledger.store import Ledger
 from scoring import city_names
-from service import errors
-from service.api import AnnotatedStore, ReadPool, get_reader, router
+from service import errors, redact
+from service.api import router
+from service.dependencies import AnnotatedStore, ReadPool, get_reader
 from service.headers import SecurityHeaders
+from service.hosts import HostCheck
 from service.limits import BodyLimit
 from service.reader import load_reader
 from service.schemas import ErrorBody, Health
 from service.settings import Settings
 from service.tables import router as tables_router
+from service.text import TextCheck
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: Room for the multipart framing and the JSON context beside the photo.
@@ -94,7 +97,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     _local_docs(app)
 
-    app.add_middleware(SecurityHeaders)
+    # Middleware, innermost first: each answer, an error included, passes every layer above
+    # the one that made it — so the security headers (outermost) are on a 413, 421 or 500.
+    app.add_middleware(errors.Unexpected)
+    app.add_middleware(TextCheck)
     app.add_middleware(
         BodyLimit,
         limit=settings.max_upload_bytes + BODY_SLACK,
@@ -103,6 +109,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         json_limit=settings.max_json_bytes,
         photo_paths=PHOTO_ROUTES,
     )
+    app.add_middleware(HostCheck, names=settings.allowed_hosts)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -110,6 +117,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_methods=["GET", "POST"],
             allow_headers=["*"],
         )
+    app.add_middleware(SecurityHeaders)
+    redact.install()  # no token in any log line (uvicorn's access log shows paths)
     return app
 
 

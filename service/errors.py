@@ -20,6 +20,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from service.redact import redact
 
 log = logging.getLogger("hupai.service")
 
@@ -138,16 +141,6 @@ def install(app: FastAPI) -> None:
         # the client went away (or a deadline closed its half-sent request): nobody to answer
         return ApiError(400, "client_disconnected", "the request ended before its body").response()
 
-    @app.exception_handler(Exception)
-    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        # A bug, not bad input: logged with its traceback, answered without one.
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return ApiError(
-            500,
-            "internal_error",
-            f"internal error ({type(exc).__name__}); the request was not processed",
-        ).response()
-
 
 def _allowed_methods(request: Request) -> str:
     """Every method some route serves at this path (Starlette names only the first route's,
@@ -155,8 +148,77 @@ def _allowed_methods(request: Request) -> str:
     from starlette.routing import Match
 
     methods: set[str] = set()
-    for route in request.app.routes:
-        match, _ = route.matches({**request.scope, "method": "GET"})
+    # matched from the app's root (a mount has moved the scope's root_path to itself)
+    scope = {**request.scope, "method": "GET", "root_path": request.scope.get("app_root_path", "")}
+    for route in _routes(request.app.routes):
+        match, _ = route.matches(scope)
         if match is not Match.NONE:
-            methods |= set(getattr(route, "methods", None) or ())
+            # a mount (static files, the docs' assets) serves GET and HEAD whatever it holds
+            methods |= set(getattr(route, "methods", None) or ("GET", "HEAD"))
     return ", ".join(sorted(methods))
+
+
+def _routes(routes: list[Any]) -> list[Any]:
+    """The routes, those of included routers too (FastAPI keeps an included router whole,
+    its routes with their full paths)."""
+    out: list[Any] = []
+    for route in routes:
+        inner = getattr(route, "original_router", None)
+        out.extend(_routes(inner.routes) if inner is not None else [route])
+    return out
+
+
+async def send_error(send: Send, error: ApiError, close: bool = False) -> None:
+    """Answer ``error`` from ASGI middleware, before or without the app (``close``: the
+    connection is not to be reused, e.g. a body left unread)."""
+    import json
+
+    body = json.dumps(jsonable_encoder(error.body())).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *((k.lower().encode(), v.encode()) for k, v in (error.headers or {}).items()),
+    ]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": error.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class Unexpected:
+    """ASGI middleware, innermost: a bug (an exception no handler took) is logged with its
+    traceback and answered 500 in the API's shape, and the exception goes no further — so
+    the answer passes through the other middleware (security headers) and the server keeps
+    the keep-alive connection instead of resetting it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: Any) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception as exc:
+            log.exception(
+                "unhandled error on %s %s", scope.get("method"), redact(str(scope.get("path")))
+            )
+            if started:  # the answer is half sent: only closing tells the client
+                raise
+            await send_error(
+                send,
+                ApiError(
+                    500,
+                    "internal_error",
+                    f"internal error ({type(exc).__name__}); the request was not processed",
+                ),
+            )

@@ -32,6 +32,11 @@ COMMON = {
     "cross-origin-opener-policy": "same-origin",
 }
 DOCS_PATHS = ("/docs", "/redoc")
+#: Answers under these paths carry a table's token (in the body, or the path itself is the
+#: key): no cache, shared or private, may keep them.
+TOKEN_PATHS = ("/v1/tables",)
+#: Headers no answer carries: the server's make and version tell an attacker what to try.
+DROPPED = {b"server", b"x-powered-by"}
 
 
 def policy_for(path: str) -> dict[str, str]:
@@ -44,7 +49,15 @@ def policy_for(path: str) -> dict[str, str]:
     }
 
 
+def forced_for(path: str) -> dict[str, str]:
+    """Headers that replace whatever the route set."""
+    return {"cache-control": "no-store"} if path.startswith(TOKEN_PATHS) else {}
+
+
 class SecurityHeaders:
+    """ASGI middleware, outermost: every answer gets the headers, errors (413, 421, 500)
+    included, since they all pass through here."""
+
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
@@ -52,13 +65,18 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        extra = [(k.encode(), v.encode()) for k, v in policy_for(str(scope["path"])).items()]
+        path = str(scope["path"])
+        extra = [(k.encode(), v.encode()) for k, v in policy_for(path).items()]
+        forced = [(k.encode(), v.encode()) for k, v in forced_for(path).items()]
+        replaced = DROPPED | {k for k, _ in forced}
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                present = {name.lower() for name, _ in message.get("headers", [])}
+                kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in replaced]
+                present = {name.lower() for name, _ in kept}
                 message["headers"] = [
-                    *message.get("headers", []),
+                    *kept,
+                    *forced,
                     *((k, v) for k, v in extra if k not in present),
                 ]
             await send(message)

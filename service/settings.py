@@ -5,6 +5,8 @@
 (True, 8000)
 >>> Settings(cors_origins="https://a.example, https://b.example").cors_origins
 ['https://a.example', 'https://b.example']
+>>> Settings(allowed_hosts="hupai.example.org").allowed_hosts
+['hupai.example.org']
 """
 
 from __future__ import annotations
@@ -74,6 +76,12 @@ class Settings(BaseSettings):
     max_waiting: int = Field(
         32, ge=1, description="photo requests queued or running at once; more is 503"
     )
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["localhost", "*.localhost", "*.local"],
+        description="names the server answers to in the Host header, besides any IP address "
+        "(which is always accepted); `*.example.org` patterns; `*` turns the check off (only "
+        "behind a proxy that checks it). Others get 421: DNS rebinding on a LAN",
+    )
     cors_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="origins allowed to call the API from a browser"
     )
@@ -98,7 +106,7 @@ class Settings(BaseSettings):
         64, ge=1, description="annotated photos kept in memory for ?image=url (latest first)"
     )
 
-    @field_validator("cors_origins", mode="before")
+    @field_validator("cors_origins", "allowed_hosts", mode="before")
     @classmethod
     def _split_origins(cls, value: object) -> object:
         """``a, b`` or a JSON list."""

@@ -16,20 +16,17 @@ from fastapi import APIRouter, Body, Depends, File, Form, Path, Query, Request, 
 from fastapi.responses import JSONResponse, Response
 
 from ledger.store import Ledger, LedgerError, PhotoRecord
-from service.api import (
+from service.dependencies import ReadPool, get_pool, get_reader, get_settings
+from service.errors import ApiError
+from service.inputs import (
     PHOTO_DOC,
-    ReadPool,
-    _pipeline,
-    _upload_bytes,
-    get_pool,
-    get_reader,
-    get_settings,
     json_object,
     no_tiles,
     parse_json,
     seat_or_none,
+    upload_bytes,
 )
-from service.errors import ApiError
+from service.pipeline import photo_source, read_pipeline
 from service.reader import Reader
 from service.schemas import ErrorBody
 from service.settings import Settings
@@ -197,9 +194,16 @@ async def add_hand_from_photo(
     if table["access"] != "write":
         raise ApiError(403, "read_only", "this is the table's read-only link", field="token")
     player = seat_or_none(ctx.get("winner"))  # players and seats share the 0-3 range
-    data = await _upload_bytes(photo, settings)
+    data = await upload_bytes(photo, settings)
     result = await pool.run(
-        _pipeline(reader, data, settings, None, photo, table["city"], player, False, thumbnail=True)
+        read_pipeline,
+        reader=reader,
+        data=data,
+        settings=settings,
+        source=photo_source(photo.filename),
+        city=table["city"],
+        winner=player,
+        thumbnail=True,
     )
     no_tiles(result)
     # tiles given in the context were corrected by the player: they win over the reading,

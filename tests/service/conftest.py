@@ -107,7 +107,7 @@ def settings(tmp_path: Any) -> Settings:
 def client(fake_reader: FakeReader, settings: Settings) -> Iterator[TestClient]:
     app = create_app(settings)
     app.dependency_overrides[get_reader] = lambda: fake_reader
-    with TestClient(app, raise_server_exceptions=False) as c:
+    with TestClient(app, base_url="http://localhost", raise_server_exceptions=False) as c:
         yield c
 
 

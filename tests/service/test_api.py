@@ -248,7 +248,7 @@ def test_photo_over_the_size_limit_is_413(fake_reader: FakeReader) -> None:
     settings = Settings(_env_file=None, max_upload_bytes=2048)  # type: ignore[call-arg]
     app = create_app(settings)
     app.dependency_overrides[get_reader] = lambda: fake_reader
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://localhost") as c:
         r = post_score(c, jpeg() + b"\0" * 4096)
     assert_error(r, 413, "too_large", "photo")
     assert fake_reader.calls == 0
@@ -258,7 +258,7 @@ def test_photo_with_too_many_pixels_is_413(fake_reader: FakeReader) -> None:
     settings = Settings(_env_file=None, max_pixels=100_000)  # type: ignore[call-arg]
     app = create_app(settings)
     app.dependency_overrides[get_reader] = lambda: fake_reader
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://localhost") as c:
         body = assert_error(post_score(c, jpeg(1000, 600)), 413, "too_many_pixels", "photo")
     assert "1000×600" in body["message"]
 
@@ -326,7 +326,10 @@ def test_a_bug_is_500_without_a_traceback(client: TestClient, photo: bytes) -> N
 
 def test_app_does_not_start_without_its_model(tmp_path: Path) -> None:
     app = create_app(Settings(_env_file=None, model=tmp_path / "none.onnx"))  # type: ignore[call-arg]
-    with pytest.raises(ModelMissingError, match="no such file"), TestClient(app):
+    with (
+        pytest.raises(ModelMissingError, match="no such file"),
+        TestClient(app, base_url="http://localhost"),
+    ):
         pass
 
 

@@ -33,7 +33,7 @@ def model_client() -> Any:
     except ValueError:
         pytest.skip("no shipped model in this checkout")
     app = create_app(Settings())
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://localhost") as client:
         yield client
 
 
@@ -212,7 +212,7 @@ def test_a_read_past_its_budget_answers_a_clear_error_and_frees_the_worker(
     slow = SlowReader(passes=40)  # 2 s of passes against a 0.2 s budget
     app = create_app(settings.model_copy(update={"read_timeout": 0.2}))
     app.dependency_overrides[get_reader] = lambda: slow
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://localhost") as client:
         began = time.perf_counter()
         response = client.post("/v1/read", files={"photo": ("p.jpg", jpeg(), "image/jpeg")})
         assert time.perf_counter() - began < 1.5

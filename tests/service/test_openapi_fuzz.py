@@ -20,7 +20,10 @@ schemathesis = pytest.importorskip("schemathesis")
 from schemathesis.specs.openapi.checks import positive_data_acceptance  # noqa: E402
 
 _database = f"sqlite:///{tempfile.mkdtemp(prefix='hupai-fuzz-')}/tables.sqlite3"
-app = create_app(Settings(_env_file=None, database_url=_database))  # type: ignore[call-arg]
+# schemathesis calls the app as http://testserver: a name the app must be told it answers to
+app = create_app(
+    Settings(_env_file=None, database_url=_database, allowed_hosts=["testserver"])  # type: ignore[call-arg]
+)
 _reader = FakeReader()
 app.dependency_overrides[get_reader] = lambda: _reader
 schema = schemathesis.openapi.from_asgi("/openapi.json", app)

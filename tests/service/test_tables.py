@@ -197,6 +197,6 @@ def test_tiles_corrected_in_the_context_win_over_the_photo(
 def test_an_unreachable_database_is_a_503(settings: Settings, fake_reader: FakeReader) -> None:
     app = create_app(settings.model_copy(update={"database_url": "postgresql://h@127.0.0.1:1/t"}))
     app.dependency_overrides[get_reader] = lambda: fake_reader
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://localhost") as client:
         r = client.post("/v1/tables", json={"city": "shaanxi", "players": PLAYERS})
     assert (r.status_code, r.json()["code"]) == (503, "database_unavailable")

@@ -1,0 +1,79 @@
+"""The read pipeline: a photo's bytes → decoded, read, drawn — everything CPU-bound, in one
+call made in a worker thread (:class:`~service.dependencies.ReadPool`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from scoring.tiles import Tile
+from service.errors import ApiError
+from service.photos import decode_photo
+from service.reader import Reader
+from service.settings import Settings
+from vision.images import encode_jpeg, thumbnail_jpeg
+
+
+@dataclass(frozen=True)
+class PhotoRead:
+    reading: dict[str, Any]  # Reading.to_dict(city)
+    request_fields: dict[str, Any]  # Reading.to_request_fields(city, winner)
+    codes: tuple[str, ...]
+    annotated: bytes | None  # JPEG
+    thumbnail: bytes | None = None  # small JPEG (a table's hand)
+
+
+def read_pipeline(
+    *,
+    reader: Reader,
+    data: bytes,
+    settings: Settings,
+    source: str,
+    city: str | None,
+    winner: int | None = None,
+    win_tile: Tile | None = None,
+    annotate: bool = False,
+    thumbnail: bool = False,
+    context: dict[str, Any] | None = None,
+) -> PhotoRead:
+    """Decode (with the guards), read, and draw. With the score request's ``context``, a
+    reading that does not win gets a suggestion: the likeliest winning reading that renames
+    only uncertain tiles. ``annotate``: the annotated photo; ``thumbnail``: also the small
+    annotated JPEG a table keeps (drawn once for both)."""
+    from vision.annotate import annotate as draw
+    from vision.reading import ReadTimeout, read_deadline
+    from vision.suggest import suggest, wins_with
+
+    image = decode_photo(data, settings.max_pixels)
+    try:
+        with read_deadline(settings.read_timeout):
+            reading = reader.read(image, win_tile=win_tile, source=source)
+    except ReadTimeout as exc:
+        raise ApiError(
+            422,
+            "read_timeout",
+            f"photo: {exc}",
+            field="photo",
+            hint="Send a smaller photo, or one cropped to the hand.",
+        ) from None
+    jpeg = small = None
+    if (annotate or thumbnail) and len(reading.detections):
+        drawn = draw(image, reading)
+        jpeg = encode_jpeg(drawn, settings.annotated_max_side) if annotate else None
+        small = thumbnail_jpeg(drawn) if thumbnail else None
+    read_dict = reading.to_dict(city)
+    if context is not None:
+        found = suggest(reading, wins_with(context), city, winner)
+        read_dict["suggestion"] = None if found is None else found.to_dict()
+    return PhotoRead(
+        reading=read_dict,
+        request_fields=reading.to_request_fields(city, winner),
+        codes=tuple(reading.codes),
+        annotated=jpeg,
+        thumbnail=small,
+    )
+
+
+def photo_source(filename: str | None) -> str:
+    """The name a reading gives its photo (the upload's file name, cut short)."""
+    return (filename or "photo")[:200]

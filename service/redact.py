@@ -1,0 +1,38 @@
+"""Paths as logs may show them: a table's token (its write or read key) never appears in a
+log line, whoever writes it (uvicorn's access log, the service's own).
+
+>>> redact("/v1/tables/Ab3dEf6hIj9kLm2nOp5qRs8t/hands/3")
+'/v1/tables/…/hands/3'
+>>> redact("/v1/read")
+'/v1/read'
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+_TOKEN = re.compile(r"(/v1/tables/)[^/?#\s\"]+")
+
+
+def redact(text: str) -> str:
+    return _TOKEN.sub(r"\1…", text)
+
+
+class RedactTokens(logging.Filter):
+    """A log filter that takes tokens out of a record's message and arguments."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = redact(record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(redact(a) if isinstance(a, str) else a for a in record.args)
+        return True
+
+
+def install() -> None:
+    """Filter uvicorn's access and error logs and the service's own (idempotent)."""
+    for name in ("uvicorn.access", "uvicorn.error", "hupai.service"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactTokens) for f in logger.filters):
+            logger.addFilter(RedactTokens())
