@@ -1,4 +1,4 @@
-"""``hupai table new|add|list|show|export|undo``: keep a table's whole game in the ledger's
+"""``hupai table new|options|add|list|show|export|undo``: keep a table's whole game in the ledger's
 database (the same one the service uses: ``--db``, else ``HUPAI_DATABASE_URL``, else SQLite
 in ``$XDG_DATA_HOME/hupai/tables.sqlite3``)."""
 
@@ -35,10 +35,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     new.add_argument("--start", type=int, default=0, help="each player's starting points")
     new.add_argument("--rate", help="money per point, e.g. 0.5")
     new.add_argument("--succession", choices=("next", "winner"), help="where the seed is silent")
-    new.add_argument(
-        "--option", action="append", default=[], metavar="NAME=VALUE", help="a city option"
-    )
+    _house_rule_arguments(new)
     new.set_defaults(handler=_new)
+
+    options = sub.add_parser(
+        "options",
+        help="change the table's house rules and city options; every hand is scored again",
+        description="Without changes, prints the options. The options given are set on top "
+        "of the table's; every hand is scored again with them (the old ones are kept).",
+    )
+    options.add_argument("token", help="the table's write token (read token: print only)")
+    _house_rule_arguments(options)
+    options.add_argument(
+        "--no-dealer-double", action="store_true", help="turn the dealer double off"
+    )
+    options.add_argument(
+        "--unset", action="append", default=[], metavar="NAME", help="back to the default"
+    )
+    options.set_defaults(handler=_options)
 
     add = sub.add_parser(
         "add",
@@ -83,6 +97,74 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     undo.set_defaults(handler=_undo)
 
 
+def _house_rule_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--cap", type=int, metavar="N", help="封顶: the most one payer pays for one hand (0: none)"
+    )
+    parser.add_argument(
+        "--dealer-double",
+        action="store_true",
+        help="庄家翻倍: the dealer pays and is paid double for the hand",
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a city option or variant, e.g. pure_suit_double=true (see docs/rules/)",
+    )
+
+
+def _options_given(args: argparse.Namespace) -> dict[str, Any]:
+    """--option NAME=VALUE (JSON, or a bare word), --cap and --dealer-double as options."""
+    from hupai.cli import UserError
+
+    options: dict[str, Any] = {}
+    for item in args.option:
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise UserError(f"--option {item!r}: expected NAME=VALUE")
+        try:
+            options[name] = json.loads(value)
+        except json.JSONDecodeError:
+            options[name] = value  # a bare word: an enum value such as sum
+    if args.cap is not None:
+        options["cap"] = args.cap
+    if args.dealer_double:
+        options["dealer_double"] = True
+    if getattr(args, "no_dealer_double", False):
+        options["dealer_double"] = False
+    return options
+
+
+def _print_options(table: dict[str, Any]) -> None:
+    house = table.get("house_rules") or {}
+    cap = house.get("cap") or "none"
+    double = "yes" if house.get("dealer_double") else "no"
+    print(f"house rules: cap {cap}, dealer double {double}")
+    others = {k: v for k, v in table["options"].items() if k not in house}
+    if others:
+        print("options: " + ", ".join(f"{k}={json.dumps(v)}" for k, v in others.items()))
+
+
+def _options(args: argparse.Namespace) -> int:
+    ledger = _ledger(args)
+    table = _call(ledger.view, args.token, False)
+    changes = _options_given(args)
+    if not changes and not args.unset:
+        _print_options(table)
+        return 0
+    options = {k: v for k, v in table["options"].items() if k not in args.unset}
+    options.update(changes)
+    table = _call(ledger.set_options, args.token, options, table["revision"])
+    _print_options(table)
+    print(
+        "every hand scored again; totals: "
+        + ", ".join(f"{p} {t}" for p, t in zip(table["players"], table["totals"], strict=True))
+    )
+    return 0
+
+
 def _ledger(args: argparse.Namespace) -> Any:
     from ledger.store import Ledger
 
@@ -100,17 +182,7 @@ def _call(fn: Any, *args: Any) -> Any:
 
 
 def _new(args: argparse.Namespace) -> int:
-    from hupai.cli import UserError
-
-    options: dict[str, Any] = {}
-    for item in args.option:
-        name, sep, value = item.partition("=")
-        if not sep:
-            raise UserError(f"--option {item!r}: expected NAME=VALUE")
-        try:
-            options[name] = json.loads(value)
-        except json.JSONDecodeError:
-            options[name] = value  # a bare word: an enum value such as sum
+    options = _options_given(args)
     spec = {
         "city": args.city,
         "players": args.players,
@@ -125,6 +197,7 @@ def _new(args: argparse.Namespace) -> int:
     print(f"table for {', '.join(table['players'])} ({table['city']})")
     print(f"write token: {table['write_token']}   (keep it: it changes the table)")
     print(f"read token:  {table['read_token']}   (share it: a read-only view)")
+    _print_options(table)
     return 0
 
 
@@ -229,12 +302,15 @@ def _export(args: argparse.Namespace) -> int:
         text = _call(ledger.export_csv, args.token)
     else:
         text = json.dumps(_call(ledger.export_json, args.token), ensure_ascii=False, indent=2)
+    # CSV with a BOM, as the service sends it: spreadsheets then read the names as UTF-8
+    encoding = "utf-8-sig" if args.format == "csv" else "utf-8"
     if args.out is None:
-        sys.stdout.write(text)
+        sys.stdout.buffer.write(text.encode(encoding))
+        sys.stdout.flush()
         return 0
     if args.out.exists() and not args.overwrite:
         raise UserError(f"{args.out} exists; add --overwrite to replace it")
-    args.out.write_text(text, encoding="utf-8")
+    args.out.write_text(text, encoding=encoding)
     print(f"wrote {args.out}")
     return 0
 
