@@ -8,14 +8,28 @@ streak. See docs/service.md, "Tables".
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 import anyio.to_thread
-from fastapi import APIRouter, Body, Depends, File, Form, Path, Query, Request, UploadFile
+from fastapi import (
+    APIRouter,
+    Body,
+    Depends,
+    File,
+    Form,
+    Header,
+    Path,
+    Query,
+    Request,
+    UploadFile,
+)
 from fastapi.responses import JSONResponse, Response
 
 from ledger.store import Ledger, LedgerError, PhotoRecord
+from scoring.fields import describe_fields
+from scoring.house import HouseRules
 from service.dependencies import ReadPool, get_pool, get_reader, get_settings
 from service.errors import ApiError
 from service.inputs import (
@@ -57,7 +71,7 @@ TABLE_EXAMPLE = {
     "first_dealer": 0,
     "starting_points": 0,
     "rate": "0.5",
-    "options": {},
+    "options": {"cap": 50, "dealer_double": True},
 }
 HAND_EXAMPLE = {
     "kind": "win",
@@ -67,6 +81,67 @@ HAND_EXAMPLE = {
     "hand": "123p123p456m789m55s",
     "win_tile": "5s",
     "indicator": "9p",
+}
+
+
+def _house_rules_schema() -> dict[str, Any]:
+    """The house rules every city's options start with, as JSON Schema properties, from
+    scoring's own field descriptions (``GET /v1/cities`` lists every city's options)."""
+    out: dict[str, Any] = {}
+    for f in describe_fields(HouseRules):
+        prop: dict[str, Any] = {"type": f["type"], "default": f["default"], "description": f["doc"]}
+        if "min" in f:
+            prop["minimum"] = f["min"]
+        if "max" in f:
+            prop["maximum"] = f["max"]
+        out[f["name"]] = prop
+    return out
+
+
+#: A table's ``options`` (JSON Schema): the house rules, then any option of the city.
+OPTIONS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "the city's options, set once for the table and used for every hand: the "
+    "house rules every city takes (`cap`, `dealer_double`) and the city's own options and "
+    "variants (`GET /v1/cities` lists each city's, with types, defaults and docs)",
+    "properties": _house_rules_schema(),
+    "additionalProperties": True,
+}
+TABLE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["city", "players"],
+    "properties": {
+        "city": {"type": "string", "description": "the city's rules (GET /v1/cities)"},
+        "players": {
+            "type": "array",
+            "items": {"type": "string"},
+            "minItems": 4,
+            "maxItems": 4,
+            "description": "four names in chair order (turn order)",
+        },
+        "name": {"type": "string", "description": "a name for the table"},
+        "options": OPTIONS_SCHEMA,
+        "first_dealer": {"type": "integer", "minimum": 0, "maximum": 3, "default": 0},
+        "starting_points": {"type": "integer", "default": 0},
+        "rate": {"type": ["string", "number", "null"], "description": "money per point"},
+        "succession": {
+            "type": ["string", "null"],
+            "enum": ["next", "winner", None],
+            "description": "who deals after a non-dealer's win, where the seed is silent",
+        },
+    },
+}
+OPTIONS_CHANGE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["revision", "options"],
+    "properties": {
+        "revision": {
+            "type": "integer",
+            "description": "the table's `revision` the change was made from (a newer one "
+            "answers 409)",
+        },
+        "options": {**OPTIONS_SCHEMA, "description": "the table's new options, whole"},
+    },
 }
 
 
@@ -108,6 +183,7 @@ async def create_table(
             "`starting_points`, `rate` (money per point), `succession` (`next` or "
             "`winner`, where the city's seed leaves it open)",
             examples=[TABLE_EXAMPLE],
+            json_schema_extra=TABLE_SCHEMA,
         ),
     ],
 ) -> JSONResponse:
@@ -117,15 +193,26 @@ async def create_table(
     return JSONResponse(view, status_code=201)
 
 
-@router.get("/{token}", responses=ERRORS)
+@router.get(
+    "/{token}",
+    responses={**ERRORS, 304: {"description": "unchanged since the ETag in If-None-Match"}},
+)
 async def get_table(
     token: Token,
     ledger: LedgerDep,
     hands: Annotated[bool, Query(description="list the hands (false: totals only)")] = True,
-) -> JSONResponse:
+    if_none_match: Annotated[str | None, Header(description="an earlier answer's ETag")] = None,
+) -> Response:
     """The table: players, totals (and money at the rate), the next hand's dealer, round
-    wind and streak, and every hand in play with its seating, tiles and deltas."""
-    return JSONResponse(await _call(ledger.view, token, hands))
+    wind and streak, and every hand in play with its seating, tiles and deltas. The answer
+    carries an ETag: polling with `If-None-Match` answers 304 (no body) until the table
+    changes, so the read-only view can poll every second for little."""
+    response = JSONResponse(await _call(ledger.view, token, hands))
+    tag = '"' + hashlib.sha256(response.body).hexdigest()[:32] + '"'
+    if if_none_match and tag in {t.strip().removeprefix("W/") for t in if_none_match.split(",")}:
+        return Response(status_code=304, headers={"ETag": tag})
+    response.headers["ETag"] = tag
+    return response
 
 
 @router.post("/{token}/hands", status_code=201, responses=ERRORS)
@@ -317,3 +404,38 @@ async def export_csv(token: Token, ledger: LedgerDep) -> Response:
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": 'attachment; filename="hupai-table.csv"'},
     )
+
+
+@router.put("/{token}/options", responses=ERRORS)
+async def set_options(
+    token: Token,
+    ledger: LedgerDep,
+    change: Annotated[
+        dict[str, Any],
+        Body(
+            description="`revision`: the table's revision the change was made from (a newer "
+            "one answers 409), and `options`: the table's options, whole (house rules and "
+            "the city's variants)",
+            examples=[{"revision": 3, "options": {"cap": 50, "dealer_double": True}}],
+            json_schema_extra=OPTIONS_CHANGE_SCHEMA,
+        ),
+    ],
+) -> JSONResponse:
+    """Change the table's house rules and options: every hand is scored again with them, as
+    after an edit; the options before are kept (`GET …/options`). Answers the table."""
+    revision = change.get("revision")
+    if type(revision) is not int:
+        raise ApiError(
+            422,
+            "invalid_request",
+            "revision: required (the table's revision you are changing)",
+            field="revision",
+        )
+    return JSONResponse(await _call(ledger.set_options, token, change.get("options"), revision))
+
+
+@router.get("/{token}/options", responses=ERRORS)
+async def options_history(token: Token, ledger: LedgerDep) -> JSONResponse:
+    """The options the table has played with, oldest first; the last are in force (each
+    with its house rules, defaults filled in)."""
+    return JSONResponse({"versions": await _call(ledger.options_history, token)})

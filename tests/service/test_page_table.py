@@ -347,6 +347,23 @@ def test_tap_a_tile_on_the_photo_to_fix_it(
     phone.close()
 
 
+def test_the_live_view_polls_for_little_an_unchanged_table_answers_304(url: str) -> None:
+    import httpx
+
+    made = httpx.post(f"{url}/v1/tables", json={"city": "shaanxi", "players": PLAYERS["en-US"]})
+    read = made.json()["read_token"]
+    first = httpx.get(f"{url}/v1/tables/{read}")
+    tag = first.headers["ETag"]
+    again = httpx.get(f"{url}/v1/tables/{read}", headers={"If-None-Match": tag})
+    assert (again.status_code, again.content, again.headers["ETag"]) == (304, b"", tag)
+    write = made.json()["write_token"]
+    hand = {"kind": "win", "winner": 1, "win": "self_draw", "hand": "123456789m123p55p", "win_tile": "5p"}
+    assert httpx.post(f"{url}/v1/tables/{write}/hands", json=hand).status_code == 201
+    changed = httpx.get(f"{url}/v1/tables/{read}", headers={"If-None-Match": tag})
+    assert changed.status_code == 200 and changed.headers["ETag"] != tag
+    assert len(changed.json()["hands"]) == 1
+
+
 def test_the_settlement_takes_the_fewest_transfers(browser: Any, url: str) -> None:
     phone = Phone(browser, PORTRAIT, "en-US")
     page = phone.open(url + "/")
