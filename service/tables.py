@@ -8,11 +8,23 @@ streak. See docs/service.md, "Tables".
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 import anyio.to_thread
-from fastapi import APIRouter, Body, Depends, File, Form, Path, Query, Request, UploadFile
+from fastapi import (
+    APIRouter,
+    Body,
+    Depends,
+    File,
+    Form,
+    Header,
+    Path,
+    Query,
+    Request,
+    UploadFile,
+)
 from fastapi.responses import JSONResponse, Response
 
 from ledger.store import Ledger, LedgerError, PhotoRecord
@@ -181,15 +193,26 @@ async def create_table(
     return JSONResponse(view, status_code=201)
 
 
-@router.get("/{token}", responses=ERRORS)
+@router.get(
+    "/{token}",
+    responses={**ERRORS, 304: {"description": "unchanged since the ETag in If-None-Match"}},
+)
 async def get_table(
     token: Token,
     ledger: LedgerDep,
     hands: Annotated[bool, Query(description="list the hands (false: totals only)")] = True,
-) -> JSONResponse:
+    if_none_match: Annotated[str | None, Header(description="an earlier answer's ETag")] = None,
+) -> Response:
     """The table: players, totals (and money at the rate), the next hand's dealer, round
-    wind and streak, and every hand in play with its seating, tiles and deltas."""
-    return JSONResponse(await _call(ledger.view, token, hands))
+    wind and streak, and every hand in play with its seating, tiles and deltas. The answer
+    carries an ETag: polling with `If-None-Match` answers 304 (no body) until the table
+    changes, so the read-only view can poll every second for little."""
+    response = JSONResponse(await _call(ledger.view, token, hands))
+    tag = '"' + hashlib.sha256(response.body).hexdigest()[:32] + '"'
+    if if_none_match and tag in {t.strip().removeprefix("W/") for t in if_none_match.split(",")}:
+        return Response(status_code=304, headers={"ETag": tag})
+    response.headers["ETag"] = tag
+    return response
 
 
 @router.post("/{token}/hands", status_code=201, responses=ERRORS)
