@@ -4,13 +4,17 @@ second row.
 
 Prints per-photo latency p50/p90 (ours: the whole ``read_image``; peer: its own
 ``detect_tiles`` API) with their ratio, and the tile precision/recall and photo exact-read
-on the real test split, over the 34 tile kinds all know. ``--large N`` also measures
-large-photo strategies (plain resize, zoom on the tiles' region, tiling) on N test photos
-pasted small into 4000×3000 canvases. ``--sweep N``: the scale sweep — N test photos' hands
-pasted into 4000×3000 canvases so that the hand spans 2 % to 90 % of the long side: tiles
-found (class-agnostic) and named right per step, and the read time of these 12-MP photos.
+on the real test split, over the 34 tile kinds all know. ``--phone N`` (20 by default):
+the same for 12-MP phone JPEGs made from N real val photos (4000×3000, quality 90, half
+with EXIF orientation), decode included, against the peer on the same files. ``--large N``
+also measures large-photo strategies (plain resize, zoom on the tiles' region, tiling) on N
+test photos pasted small into 4000×3000 canvases. ``--sweep N``: the scale sweep — N test
+photos' hands pasted into 4000×3000 canvases so that the hand spans 2 % to 90 % of the long
+side: tiles found (class-agnostic) and named right per step, and the read time of these
+12-MP photos.
 
-    .venv/bin/python bench/read.py [--split data/real] [--threads 2] [--large 20] [--sweep 10]
+    .venv/bin/python bench/read.py [--split data/real] [--threads 2] [--phone 20] [--large 20]
+        [--sweep 10] [--model F.onnx --namer N.onnx] [--decode-pixels 4000000]
 
 The peer is a benchmark-only dev dependency (its model is AGPL-licensed; never shipped).
 """
@@ -18,9 +22,11 @@ The peer is a benchmark-only dev dependency (its model is AGPL-licensed; never s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,15 +52,15 @@ PEER_NAMES = {
 }
 
 
-def load_split(split: Path, limit: int | None) -> list[tuple[Path, Detections]]:
-    images = sorted((split / "images" / "test").glob("*.jpg"))[:limit]
+def load_split(split: Path, limit: int | None, part: str = "test") -> list[tuple[Path, Detections]]:
+    images = sorted((split / "images" / part).glob("*.jpg"))[:limit]
     out = []
     for img in images:
         import cv2
 
         pixels: Any = cv2.imread(str(img))
         h, w = pixels.shape[:2]
-        rows = np.loadtxt(split / "labels" / "test" / f"{img.stem}.txt", ndmin=2)
+        rows = np.loadtxt(split / "labels" / part / f"{img.stem}.txt", ndmin=2)
         xy = np.stack(
             [
                 (rows[:, 1] - rows[:, 3] / 2) * w,
@@ -233,6 +239,135 @@ def run_strategies(
     return out
 
 
+# -- 12-MP phone photos ---------------------------------------------------------------------
+
+PHONE = (4000, 3000)
+#: EXIF orientation 6: the sensor's landscape pixels are shown turned a quarter clockwise (a
+#: phone held upright); 1: shown as stored.
+EXIF_ORIENTATION = 0x0112
+
+
+def phone_photo(path: Path, truth: Detections, out: Path, k: int) -> tuple[Path, Detections]:
+    """A real photo made into a 12-MP phone JPEG: upscaled (cubic) so that it fills the
+    short side, pasted on a blurred, stretched copy of itself (a table that goes on), with
+    sensor noise, saved at JPEG quality 90; every other one stored sideways with EXIF
+    orientation 6, as a phone held upright stores it. Returns the file and the truth in the
+    upright photo's pixels."""
+    import cv2
+    from PIL import Image
+
+    img: Any = cv2.imread(str(path))
+    portrait = k % 2 == 1
+    w, h = (PHONE[1], PHONE[0]) if portrait else PHONE
+    canvas = cv2.GaussianBlur(cv2.resize(img, (w // 8, h // 8)), (0, 0), 3)
+    canvas = cv2.resize(canvas, (w, h), interpolation=cv2.INTER_LINEAR)
+    scale = min(w, h) / max(img.shape[:2])
+    big = cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+    x0, y0 = (w - big.shape[1]) // 2, (h - big.shape[0]) // 2
+    canvas[y0 : y0 + big.shape[0], x0 : x0 + big.shape[1]] = big
+    noise = np.random.default_rng(k).normal(0, 2.0, canvas.shape)
+    canvas = np.clip(canvas + noise, 0, 255).astype(np.uint8)
+    rgb = Image.fromarray(canvas[:, :, ::-1])
+    exif = Image.Exif()
+    exif[EXIF_ORIENTATION] = 6 if portrait else 1
+    if portrait:  # stored as the sensor saw it: landscape, the upright view turned back
+        rgb = rgb.transpose(Image.Transpose.ROTATE_90)
+    file = out / f"phone-{k:02d}.jpg"
+    rgb.save(file, quality=90, exif=exif, subsampling=2)
+    xy = truth.xyxy * scale + np.array([x0, y0, x0, y0])
+    return file, Detections(xy, truth.confidence, truth.class_id)
+
+
+def phone_photos(split: Path, n: int, out: Path) -> list[tuple[Path, Detections]]:
+    """``n`` 12-MP phone JPEGs from real *val* photos (made once, kept in ``out``)."""
+    out.mkdir(parents=True, exist_ok=True)
+    made = []
+    for k, (path, truth) in enumerate(load_split(split, n, part="val")):
+        made.append(phone_photo(path, truth, out, k))
+    return made
+
+
+def phone_row(detector: Any, namer: Any, peer: Any, photos: list[tuple[Path, Detections]]) -> None:
+    """Decode + read of 12-MP phone photos, p50/p90, against the peer's own decode + detect
+    of the same files."""
+    from vision.detector import load_image
+    from vision.reading import read_image
+
+    decode, read, total, preds = [], [], [], []
+    for path, _ in photos:
+        t0 = time.perf_counter()
+        image = load_image(path)
+        t1 = time.perf_counter()
+        reading = read_image(image, detector=detector, namer=namer, source=str(path))
+        t2 = time.perf_counter()
+        decode.append(t1 - t0)
+        read.append(t2 - t1)
+        total.append(t2 - t0)
+        preds.append(reading.detections)
+    rep = evaluate(preds, [t for _, t in photos], 0.0, classes=SHARED)
+    shape = "×".join(str(v) for v in image.shape[1::-1])
+    print(
+        f"\n12-MP phone photos: {len(photos)} real val photos as {PHONE[0]}×{PHONE[1]} JPEGs "
+        f"(quality 90, half stored sideways with EXIF orientation 6; decoded here to {shape})"
+    )
+    print(f"{'':<24}{'p50 ms':>9}{'p90 ms':>9}{'exact':>7}{'recall':>8}")
+    print(f"{'ours: decode':<24}{pct(decode, 50):>9.1f}{pct(decode, 90):>9.1f}")
+    print(f"{'ours: read':<24}{pct(read, 50):>9.1f}{pct(read, 90):>9.1f}")
+    print(
+        f"{'ours: decode + read':<24}{pct(total, 50):>9.1f}{pct(total, 90):>9.1f}"
+        f"{rep.exact_read:>7.3f}{rep.recall:>8.3f}"
+    )
+    if peer is not None:
+        times, peer_preds = run_peer(peer, photos, 1)
+        prep = evaluate(peer_preds, [t for _, t in photos], 0.5, classes=SHARED)
+        print(
+            f"{'mahjong-detector 0.0.6':<24}{pct(times, 50):>9.1f}{pct(times, 90):>9.1f}"
+            f"{prep.exact_read:>7.3f}{prep.recall:>8.3f}"
+        )
+        print(
+            f"12-MP ratio ours/peer: p50 {pct(total, 50) / pct(times, 50):.2f}, "
+            f"p90 {pct(total, 90) / pct(times, 90):.2f}"
+        )
+
+
+@contextlib.contextmanager
+def plain_sessions() -> Iterator[None]:
+    """Sessions opened inside are plain onnxruntime ones (threads that spin, as before the
+    settings of issue #26), for a before/after row in one run."""
+    import onnxruntime as ort
+
+    from vision import detector
+
+    chosen = detector.session_options
+
+    def plain(threads: int | None) -> Any:
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        return options
+
+    detector.session_options = plain
+    try:
+        yield
+    finally:
+        detector.session_options = chosen
+
+
+def limit_decode(pixels: int) -> None:
+    """Decode JPEGs above ``pixels`` at 1/2, 1/4 … (a what-if for :mod:`vision.images`'s
+    budget; the bench only)."""
+    from vision import images
+
+    reduce = images.reduction
+
+    def reduction(width: int, height: int, budget: int = pixels) -> int:
+        return reduce(width, height, budget)
+
+    images.reduction = reduction
+
+
 SWEEP = (0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9)
 
 
@@ -300,9 +435,26 @@ def main() -> int:
     parser.add_argument(
         "--single", help="also time a single-stage detector alone (e.g. models/hupai-tiles-v1.onnx)"
     )
+    parser.add_argument("--namer", help="our namer ONNX (default: the shipped one)")
+    parser.add_argument(
+        "--before",
+        action="store_true",
+        help="also time the shipped float pair in plain sessions (before issue #26's changes)",
+    )
+    parser.add_argument(
+        "--phone", type=int, default=20, help="12-MP phone JPEGs made from N val photos (0: none)"
+    )
+    parser.add_argument(
+        "--decode-pixels",
+        type=int,
+        help="what-if: decode JPEGs above this many pixels at 1/2, 1/4 … (vision.images' budget)",
+    )
     args = parser.parse_args()
+    if args.decode_pixels:
+        limit_decode(args.decode_pixels)
 
     from vision.detector import Detector, ModelError
+    from vision.namer import Namer
     from vision.reading import default_namer
 
     photos = load_split(args.split, args.limit)
@@ -315,7 +467,7 @@ def main() -> int:
     except ModelError as exc:
         print(f"our model: {exc}", file=sys.stderr)
         return 2
-    namer = default_namer(args.threads)
+    namer = Namer(args.namer, threads=args.threads) if args.namer else default_namer(args.threads)
     peer = peer_module()
     truths = [t for _, t in photos]
     print(f"{len(photos)} photos from {args.split}/images/test, {args.threads} threads")
@@ -327,6 +479,13 @@ def main() -> int:
     t_ours, p_ours = run_ours(ours, photos, args.repeat, namer)
     conf = 0.0 if namer is not None else 0.25  # named tiles are read tiles
     rows = [("ours (read_image)", t_ours, evaluate(p_ours, truths, conf, classes=SHARED))]
+    if args.before:
+        with plain_sessions():
+            old = Detector(None, threads=args.threads), Namer(None, threads=args.threads)
+        t_old, p_old = run_ours(old[0], photos, args.repeat, old[1])
+        rows.append(
+            ("ours before (float, plain)", t_old, evaluate(p_old, truths, 0, classes=SHARED))
+        )
     if single is not None:
         t_one, p_one = run_ours(single, photos, args.repeat)
         rows.append(("ours, detector alone", t_one, evaluate(p_one, truths, 0.25, classes=SHARED)))
@@ -343,12 +502,12 @@ def main() -> int:
         )
 
     print(
-        f"\n{'model':<24}{'p50 ms':>9}{'p90 ms':>9}{'precision':>11}{'recall':>8}"
+        f"\n{'model':<28}{'p50 ms':>9}{'p90 ms':>9}{'precision':>11}{'recall':>8}"
         f"{'exact':>7}{'mAP50':>7}"
     )
     for name, times, rep in rows:
         print(
-            f"{name:<24}{pct(times, 50):>9.1f}{pct(times, 90):>9.1f}{rep.precision:>11.3f}"
+            f"{name:<28}{pct(times, 50):>9.1f}{pct(times, 90):>9.1f}{rep.precision:>11.3f}"
             f"{rep.recall:>8.3f}{rep.exact_read:>7.3f}{rep.map50:>7.3f}"
         )
     if rows[-1][0].startswith("mahjong-detector"):
@@ -361,6 +520,9 @@ def main() -> int:
         " at its own 0.5; exact = photos whose tile multiset is read exactly)"
     )
 
+    if args.phone:
+        made = phone_photos(args.split, args.phone, ROOT / "runs" / "bench-phone")
+        phone_row(ours, namer, peer, made)
     if args.sweep:
         sweep(ours, namer, photos[: args.sweep])
     if args.large:
