@@ -144,6 +144,18 @@ class Evaluation:
     stages: StageReport | None = None
     namer: str | None = None
     class_note: str = ""
+    #: per photo: image, exact, confident, the least sure name and box, the doubting warnings
+    photos: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def confident_share(self) -> float:
+        return sum(p["confident"] for p in self.photos) / len(self.photos) if self.photos else 0.0
+
+    @property
+    def confident_exact(self) -> float | None:
+        """Of the photos read as confident, the share read exactly (None: none confident)."""
+        sure = [p["exact"] for p in self.photos if p["confident"]]
+        return sum(sure) / len(sure) if sure else None
 
 
 def run(
@@ -172,6 +184,7 @@ def run(
     if use_namer:
         the_namer = Namer(namer, threads=threads) if namer else default_namer(threads)
     ranked, read, truths = [], [], []
+    photos: list[dict[str, Any]] = []
     stages = StageReport()
     seconds = 0.0
     for i, sample in enumerate(samples):
@@ -188,6 +201,7 @@ def run(
         if the_namer is not None:
             ranked.append(read[-1])
         stages.add(truth, reading.extra["found_xyxy"], read[-1], reading.alternatives)
+        photos.append(_photo_row(sample, truth, reading))
         if progress:
             print(f"\r{i + 1}/{len(samples)} photos", end="", flush=True)
     if progress:
@@ -216,7 +230,26 @@ def run(
         stages=stages,
         namer=None if the_namer is None else str(the_namer.path),
         class_note=class_note,
+        photos=tuple(photos),
     )
+
+
+def _photo_row(sample: Sample, truth: Detections, reading: Any) -> dict[str, Any]:
+    """What ``confident`` is judged on, per photo (thresholds are chosen from these rows)."""
+    from collections import Counter
+
+    from vision.checks import DOUBTS
+
+    det = reading.detections
+    boxes = reading.extra["frame"].get("box_confidence")
+    return {
+        "image": sample.image.name,
+        "exact": Counter(det.class_id.tolist()) == Counter(truth.class_id.tolist()),
+        "confident": bool(reading.confident),
+        "min_name_p": round(float(det.confidence.min()), 4) if len(det) else None,
+        "min_box_p": round(float(np.min(boxes)), 4) if boxes is not None and len(boxes) else None,
+        "doubts": sorted({w.code for w in reading.warnings if w.code in DOUBTS}),
+    }
 
 
 @dataclass(frozen=True)
@@ -336,11 +369,16 @@ def to_dict(evaluation: Evaluation) -> dict[str, Any]:
         "per_size": None if stages is None else _size_rows(stages),
         "folder": evaluation.folder,
         "photos": r.photos,
+        "per_photo": list(evaluation.photos),
         "map50": round(r.map50, 4),
         "map50_95": round(r.map50_95, 4),
         "precision": round(r.precision, 4),
         "recall": round(r.recall, 4),
         "exact_read": round(r.exact_read, 4),
+        "confident_share": round(evaluation.confident_share, 4),
+        "confident_exact": None
+        if evaluation.confident_exact is None
+        else round(evaluation.confident_exact, 4),
         "conf": r.conf_threshold,
         "read_ms_per_photo": round(evaluation.ms_per_photo, 1),
         "per_class": {
@@ -410,6 +448,11 @@ def format_report(evaluation: Evaluation, top: int = 10) -> Iterator[str]:
     yield f"mAP50 {r.map50:.4f}   mAP50-95 {r.map50_95:.4f}"
     yield (f"tiles found and named right: precision {r.precision:.4f}  recall {r.recall:.4f}")
     yield f"photo exact-read {r.exact_read:.1%}   read {evaluation.ms_per_photo:.1f} ms/photo"
+    sure = evaluation.confident_exact
+    yield (
+        f"confident photos {evaluation.confident_share:.1%}, of them read exactly "
+        + ("—" if sure is None else f"{sure:.1%}")
+    )
     yield "per-class AP50 / AP50-95 (boxes):"
     row = []
     for c, n in r.per_class_truth.items():

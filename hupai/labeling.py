@@ -452,6 +452,8 @@ def label_photo(
         if named is not None:  # the namer's alternatives travel with the labels
             out["frame"]["alternatives"] = named.alternatives.tolist()
             out["frame"]["alternative_probs"] = _floats(named.alternative_probs)
+            if named.box_confidence is not None:  # the finder's own doubt, for `confident`
+                out["frame"]["box_confidence"] = _floats(named.box_confidence)
         out["seconds"] = round(time.perf_counter() - began, 4)
         if previews:
             out["thumb"] = thumbnail(image, reading_of(out, rel))
@@ -484,7 +486,8 @@ def reading_of(entry: dict[str, Any], rel: str) -> Reading:
     if "alternatives" in frame:
         alt = _per_tile(frame["alternatives"], len(det), np.int64)
         alt_p = _per_tile(frame["alternative_probs"], len(det), np.float64)
-        names = NamedTiles(det, alt, alt_p)
+        boxes = frame.get("box_confidence")
+        names = NamedTiles(det, alt, alt_p, None if boxes is None else np.asarray(boxes))
     reading = build_reading(
         det,
         np.asarray(entry["to_image"], dtype=np.float64),

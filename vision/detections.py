@@ -149,6 +149,20 @@ class Detections:
         return self[np.argsort(key, kind="stable")]
 
 
+def box_corners(xyxy: FloatArray) -> FloatArray:
+    """Each box's corners (n, 4, 2): top-left, top-right, bottom-right, bottom-left."""
+    x1, y1, x2, y2 = xyxy.T
+    return np.stack(
+        [
+            np.stack([x1, y1], 1),
+            np.stack([x2, y1], 1),
+            np.stack([x2, y2], 1),
+            np.stack([x1, y2], 1),
+        ],
+        axis=1,
+    )
+
+
 def box_iou(a: FloatArray, b: FloatArray) -> FloatArray:
     """IoU matrix (len(a), len(b)) of xyxy boxes.
 

@@ -1,26 +1,19 @@
-"""Photo → the structured hand the scorer needs (:class:`Reading`), with checks that warn.
+"""Photo → the structured hand the scorer needs (:class:`~vision.result.Reading`).
 
-:func:`read_photo` loads the photo (EXIF orientation applied), detects the tiles, and when
-the tiles are small in the model's input or their rows tilted, detects again on a warped
-crop of the tiles' region: turned level and zoomed so that a tile spans about
-``TARGET_TILE_PX`` model pixels. Layout (:mod:`vision.layout`) then runs on the level crop.
-A large photo where the first pass finds nothing is searched in overlapping windows.
+:func:`read_photo` loads the photo (EXIF orientation applied), finds the tiles with the
+passes the photo needs (:mod:`vision.passes`), names each box from the photo's own pixels
+(:class:`~vision.namer.Namer`, hand-wide decoding), lays the tiles out
+(:mod:`vision.layout`) and checks the result (:mod:`vision.checks`).
 
-Warnings have stable codes (:data:`WARNING_CODES`), a message and advice for the player.
-
->>> sorted(WARNING_CODES)[:3]
-['concealed_kong_unknown', 'cut_by_border', 'low_confidence']
+The result type, the passes, the time budget and the checks live in their own modules; their
+names are re-exported here for the callers that read photos.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -29,239 +22,45 @@ import numpy as np
 from numpy.typing import NDArray
 
 from scoring.tiles import Tile, format_tiles
+from vision.checks import LOW_CONFIDENCE, SMALL_TILE_PX, checks, is_confident, tiles_to_check
 from vision.classes import BACK, CLASS_NAMES, tile_of
-from vision.detections import Detections
-from vision.detector import Detector, Image, load_image, merge_boxes
-from vision.layout import CalledFrom, HandLayout, MeldShape, Role, analyse, row_angle
+from vision.deadline import ReadTimeout, check_deadline, read_deadline
+from vision.detections import Detections, box_corners
+from vision.detector import Detector, Image, load_image
+from vision.layout import CalledFrom, MeldShape, Role, analyse
 from vision.namer import REJECT, Namer, NamerError
+from vision.passes import FINDER_CONF, detect_photo, featureless
+from vision.result import WARNING_CODES, Reading, ReadingWarning, ReadMeld
 
-#: Zoom so that a tile's side spans about this many model-input pixels (the real training
-#: photos' tiles are 60-80 px at 640).
-TARGET_TILE_PX = 64.0
-#: Redo detection on a level crop when rows tilt more than this (degrees), or when the
-#: zoomed crop would make tiles at least this much larger.
-LEVEL_ABOVE_DEG = 8.0
-ZOOM_GAIN = 1.3
-#: Confidence under which a tile is reported as uncertain.
-LOW_CONFIDENCE = 0.5
-#: Tiles smaller than this in the photo (px, shorter box side) are worth a closer shot.
-SMALL_TILE_PX = 24.0
-#: With a namer the detector only finds: it keeps boxes down to this score (the namer
-#: drops what is not a tile), so a tile the detector was unsure of is still read. A finder's
-#: manifest may give its own (``finder_conf``).
-FINDER_CONF = 0.1
+__all__ = [
+    "FINDER_CONF",
+    "LOW_CONFIDENCE",
+    "REJECT_ABOVE",
+    "SMALL_TILE_PX",
+    "WARNING_CODES",
+    "NamedTiles",
+    "ReadMeld",
+    "ReadTimeout",
+    "Reading",
+    "ReadingWarning",
+    "build_reading",
+    "check_deadline",
+    "default_namer",
+    "detect_photo",
+    "featureless",
+    "get_detector",
+    "get_namer",
+    "name_tiles",
+    "photo_boxes",
+    "photo_quads",
+    "read_deadline",
+    "read_image",
+    "read_photo",
+    "rebuild",
+]
+
 #: A box is not a tile when the namer gives "reject" at least this probability.
 REJECT_ABOVE = 0.5
-
-WARNING_CODES: dict[str, str] = {
-    "no_tiles": "Photograph the hand from closer, in good light, tiles face up.",
-    "too_many_copies": "A tile was probably misread: check the marked tiles, or reshoot "
-    "closer and sharper.",
-    "tile_count": "Make sure every tile is in the picture and separate the melds by a gap; "
-    "reshoot closer if tiles are small.",
-    "low_confidence": "Check the marked tiles; reshoot closer, in even light, without glare.",
-    "cut_by_border": "Step back or reframe so that every tile is whole in the picture.",
-    "tiles_small": "Reshoot closer: the tiles fill too little of the photo.",
-    "win_tile_assumed": "Set the winning tile a little apart at the right end of the hand, "
-    "or give it (--win-tile).",
-    "win_tile_not_in_hand": "The winning tile given is not among the hand's tiles; check it.",
-    "unreadable_meld": "Lay each meld apart from the others with its called tile sideways; "
-    "a concealed kong shows two tiles face down.",
-    "concealed_kong_unknown": "Turn two tiles of the concealed kong face up (the inner two).",
-    "unplaced_tiles": "Keep only the winning hand, its melds, flowers and the indicator or "
-    "fishing tiles in the picture.",
-}
-
-
-@dataclass(frozen=True)
-class ReadingWarning:
-    code: str
-    message: str
-    tiles: tuple[int, ...] = ()  # detection indices
-
-    @property
-    def advice(self) -> str:
-        return WARNING_CODES[self.code]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "message": self.message,
-            "advice": self.advice,
-            "tiles": list(self.tiles),
-        }
-
-
-@dataclass(frozen=True)
-class ReadMeld:
-    kind: str  # scoring's MeldKind value: chow, pung, kong, added_kong, concealed_kong
-    tiles: tuple[Tile, ...]
-    called_from: str | None = None  # left / across / right (where the sideways tile lies)
-    detections: tuple[int, ...] = ()
-    inferred: bool = False  # a tile not seen was inferred (hidden added-kong tile, backs)
-
-    @property
-    def notation(self) -> str:
-        return format_tiles(self.tiles)
-
-
-@dataclass(frozen=True)
-class Reading:
-    """What a photo shows. Tiles are :class:`scoring.tiles.Tile`; ``detections`` are in
-    the photo's pixels (after EXIF orientation), one row per tile seen."""
-
-    source: str
-    width: int
-    height: int
-    detections: Detections
-    quads: NDArray[np.float64]  # (n, 4, 2) each tile's box corners in the photo
-    layout: HandLayout  # in the frame the layout ran in (level crop)
-    hand: tuple[Tile, ...]  # concealed tiles, winning tile included, left to right
-    win_tile: Tile | None
-    win_tile_set_apart: bool
-    melds: tuple[ReadMeld, ...]
-    flowers: tuple[Tile, ...]
-    set_apart: tuple[Tile, ...]  # the indicator or fishing tiles
-    warnings: tuple[ReadingWarning, ...]
-    roles: tuple[str, ...]  # per detection: hand, meld, flowers, set_apart, stray
-    passes: tuple[str, ...] = ()
-    seconds: float = 0.0
-    hand_detections: tuple[int, ...] = ()
-    win_detection: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    #: per detection, the namer's top names (the chosen one first) and their probabilities,
-    #: (n, 3); None when the detector named the tiles itself
-    alternatives: NDArray[np.int64] | None = None
-    alternative_probs: NDArray[np.float64] | None = None
-
-    # -- views ---------------------------------------------------------------------------
-    @property
-    def names(self) -> list[str]:
-        """Class name (tile notation or ``back``) per detection."""
-        return [CLASS_NAMES[int(c)] for c in self.detections.class_id]
-
-    @property
-    def codes(self) -> list[str]:
-        return [w.code for w in self.warnings]
-
-    def alternatives_of(self, i: int) -> list[dict[str, Any]]:
-        """Detection ``i``'s names, the chosen one first: ``[{"tile", "p"}, …]``."""
-        if self.alternatives is None or self.alternative_probs is None:
-            c = int(self.detections.class_id[i])
-            return [{"tile": CLASS_NAMES[c], "p": round(float(self.detections.confidence[i]), 3)}]
-        return [
-            {"tile": CLASS_NAMES[int(c)], "p": round(float(p), 3)}
-            for c, p in zip(self.alternatives[i], self.alternative_probs[i], strict=True)
-            if int(c) < len(CLASS_NAMES)
-        ]
-
-    def indicator_or_fishing(self, city: str | None = None) -> dict[str, Any]:
-        """The set-apart tiles as the city's request field: ``indicator`` (one flipped
-        tile) or ``fishing`` (up to three). Without a city: one tile is an indicator,
-        two or three are fishing tiles."""
-        if not self.set_apart:
-            return {}
-        fields = _city_fields(city) if city else None
-        if fields is not None:
-            if "fishing" in fields and "indicator" not in fields:
-                return {"fishing": format_tiles(self.set_apart)}
-            if "indicator" in fields and len(self.set_apart) == 1:
-                return {"indicator": str(self.set_apart[0])}
-            if "fishing" in fields:
-                return {"fishing": format_tiles(self.set_apart)}
-            return {}
-        if len(self.set_apart) == 1:
-            return {"indicator": str(self.set_apart[0])}
-        return {"fishing": format_tiles(self.set_apart)}
-
-    def to_request_fields(
-        self, city: str | None = None, winner: int | None = None
-    ) -> dict[str, Any]:
-        """The fragment of a ``hupai score`` request this photo supplies: ``hand``,
-        ``win_tile``, ``melds``, ``flowers`` and ``indicator`` or ``fishing``. With the
-        winner's seat, claimed pungs and kongs say whom they came from (the sideways
-        tile's place: left = previous seat, across, right = next seat)."""
-        out: dict[str, Any] = {"hand": format_tiles(self.hand)}
-        if self.win_tile is not None:
-            out["win_tile"] = str(self.win_tile)
-        melds = []
-        for m in self.melds:
-            item: dict[str, Any] = {"kind": m.kind, "tiles": m.notation}
-            if winner is not None and m.called_from and m.kind in ("pung", "kong", "added_kong"):
-                item["from"] = (winner + _SEAT_STEP[m.called_from]) % 4
-            melds.append(item)
-        out["melds"] = melds
-        if self.flowers:
-            out["flowers"] = format_tiles(self.flowers)
-        out.update(self.indicator_or_fishing(city))
-        return out
-
-    def to_dict(self, city: str | None = None) -> dict[str, Any]:
-        """JSON-ready: the structure, the warnings and the per-tile detections (columnar)."""
-        return {
-            "source": self.source,
-            "size": [self.width, self.height],
-            "hand": format_tiles(self.hand),
-            "hand_in_order": "".join(f"{t}" for t in self.hand),
-            "win_tile": None if self.win_tile is None else str(self.win_tile),
-            "win_tile_set_apart": self.win_tile_set_apart,
-            "melds": [
-                {
-                    "kind": m.kind,
-                    "tiles": m.notation,
-                    "called_from": m.called_from,
-                    "inferred": m.inferred,
-                    "detections": list(m.detections),
-                }
-                for m in self.melds
-            ],
-            "flowers": format_tiles(self.flowers),
-            "set_apart": format_tiles(self.set_apart),
-            **self.indicator_or_fishing(city),
-            "request": self.to_request_fields(city),
-            "warnings": [w.to_dict() for w in self.warnings],
-            "detections": {
-                "xyxy": np.round(self.detections.xyxy, 1).tolist(),
-                "class_id": self.detections.class_id.tolist(),
-                "class_name": self.names,
-                "confidence": np.round(self.detections.confidence, 3).tolist(),
-                "alternatives": [self.alternatives_of(i) for i in range(len(self.detections))],
-                "role": list(self.roles),
-                "sideways": [bool(x) for x in self.layout.sideways],
-            },
-            "alternatives": self.place_alternatives(),
-            "passes": list(self.passes),
-            "seconds": round(self.seconds, 3),
-        }
-
-    def place_alternatives(self) -> dict[str, list[list[dict[str, Any]]]]:
-        """Each tile's names (chosen first) for the hand, the flowers and the set-apart
-        tiles, in the order of the request's notation (tiles sorted as it sorts them)."""
-        places = self.extra.get("places", {})
-        out = {}
-        for place, idx in places.items():
-            ordered = sorted(idx, key=lambda i: int(self.detections.class_id[i]))
-            out[place] = [self.alternatives_of(i) for i in ordered]
-        return out
-
-
-_SEAT_STEP = {"left": 3, "across": 2, "right": 1}
-
-
-def _city_fields(city: str) -> set[str] | None:
-    """The request fields a city reads, or None when the city is unknown."""
-    import dataclasses
-
-    try:
-        from scoring.registry import get_city
-
-        c = get_city(city)
-    except (ImportError, ValueError):
-        return None
-    return {f.name for f in dataclasses.fields(c.table_type)}
-
-
-# -- detection passes --------------------------------------------------------------------
 
 
 @cache
@@ -282,187 +81,6 @@ def default_namer(threads: int | None = None) -> Namer | None:
         return get_namer(None, threads)
     except NamerError:
         return None
-
-
-#: The windowed search of a large photo uses at most this many windows along a side (so a
-#: blank 7000×7000 photo costs a bounded number of passes).
-WINDOWS_PER_SIDE = 4
-#: A photo whose thumbnail varies less than this (grey levels, standard deviation of the
-#: local contrast) shows nothing to find: no windowed search.
-FEATURELESS_BELOW = 1.5
-
-
-#: Boxes at least this sure plan the zoom and the row angle.
-PLAN_CONF = 0.25
-#: Tiles whose side spans more than this many model-input pixels are too large for the
-#: model to find reliably (measured: recall 0 of 14 above 150 px): a shrunken look follows.
-LARGE_TILE_PX = 110.0
-
-
-def _large_tiles(det: Detections, scale: float) -> bool:
-    """No sure box, or sure boxes whose tiles are large in the model's input."""
-    sure = det.above(PLAN_CONF)
-    return len(sure) == 0 or _tile_side(sure) * scale > LARGE_TILE_PX
-
-
-def featureless(image: Image) -> bool:
-    """A blank or nearly uniform photo (checked on a small thumbnail, cheaply)."""
-    import cv2
-
-    h, w = image.shape[:2]
-    step = max(1, max(h, w) // 256)
-    thumb = np.ascontiguousarray(image[::step, ::step])
-    grey = cv2.cvtColor(thumb, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    edges = cv2.Laplacian(grey, cv2.CV_32F)
-    return float(edges.std()) < FEATURELESS_BELOW and float(grey.std()) < 4 * FEATURELESS_BELOW
-
-
-@dataclass
-class _Pass:
-    det: Detections  # in the frame
-    to_image: NDArray[np.float64]  # 2x3 affine: frame → photo
-    level: bool  # the frame is turned so that rows are level
-    name: str
-
-
-def _tile_side(det: Detections) -> float:
-    return float(np.median(np.sqrt(np.maximum(det.area, 1.0)))) if len(det) else 0.0
-
-
-# -- a time budget per read ----------------------------------------------------------------
-#: (monotonic deadline, the budget in seconds) of the read running in this thread, if any
-_DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("hupai_read_deadline", default=None)
-
-
-class ReadTimeout(RuntimeError):
-    """A read ran past its time budget (:func:`read_deadline`); raised between passes, so a
-    read costs at most its budget and one more pass."""
-
-    def __init__(self, seconds: float, stage: str) -> None:
-        super().__init__(f"reading took longer than {seconds:g} s (stopped before {stage})")
-        self.seconds = seconds
-        self.stage = stage
-
-
-@contextmanager
-def read_deadline(seconds: float | None) -> Iterator[None]:
-    """Reads in this block (this thread) stop with :class:`ReadTimeout` after ``seconds``."""
-    token = _DEADLINE.set(None if seconds is None else (time.monotonic() + seconds, seconds))
-    try:
-        yield
-    finally:
-        _DEADLINE.reset(token)
-
-
-def check_deadline(stage: str) -> None:
-    """Raise :class:`ReadTimeout` when the read's budget is spent, naming what comes next."""
-    budget = _DEADLINE.get()
-    if budget is not None and time.monotonic() > budget[0]:
-        raise ReadTimeout(budget[1], stage)
-
-
-def detect_photo(
-    detector: Detector, image: Image, *, finder: bool = False
-) -> tuple[Detections, NDArray[np.float64], float, list[str]]:
-    """Detect with the passes the photo needs; returns (detections in the final frame,
-    frame → photo affine, the angle the layout should use, pass names). ``finder``: one
-    box per tile whatever its class, down to :data:`FINDER_CONF` (a namer names them)."""
-    h, w = image.shape[:2]
-    model_side = max(detector.input_size)
-    identity = np.array([[1.0, 0, 0], [0, 1.0, 0]])
-    conf = getattr(detector.manifest, "finder_conf", None) or FINDER_CONF
-    look: dict[str, Any] = {"agnostic": True, "conf": conf} if finder else {}
-    check_deadline("the first look")
-    det = detector.detect(image, **look)
-    passes = ["full"]
-    blank = cache(lambda: featureless(image))  # asked at most once, only when it matters
-    if len(det) == 0 and max(h, w) > 1.5 * model_side and not blank():
-        # tiles too small for the full pass: look in windows, at most WINDOWS_PER_SIDE a side
-        window = max(2 * model_side, math.ceil(max(h, w) / WINDOWS_PER_SIDE))
-        check_deadline("the windowed look")
-        det = detector.detect_tiled(image, window=window, **look)
-        passes.append("tiled")
-    first_scale = model_side / max(h, w)
-    if finder and _large_tiles(det, first_scale) and not blank():
-        # tiles too large for the model (a close-up): look again at the photo shrunk into
-        # a canvas twice its size, and keep the boxes of both looks, one per tile
-        shift = np.array([[1.0, 0, w / 2], [0, 1.0, h / 2]])
-        check_deadline("the shrunken look")
-        far = detector.detect_warped(image, shift, (2 * w, 2 * h), **look)
-        far = far.scaled(1.0, (-w / 2, -h / 2)).clipped(w, h)
-        det = merge_boxes(Detections.concat([det, far]), detector.iou, agnostic=True)
-        passes.append("shrunk ×0.5")
-    if len(det) == 0:
-        return det, identity, 0.0, passes
-    # the geometry is planned on the surer boxes (a finder keeps doubtful ones for the namer)
-    plan = det.above(PLAN_CONF) if len(det.above(PLAN_CONF)) else det
-    side = _tile_side(plan)
-    angle = row_angle(plan.centres, np.sqrt(np.maximum(plan.area, 1.0)))
-
-    # The tiles' region in the level frame, with a margin of a tile and a half.
-    theta = math.radians(angle)
-    rot = np.array([[math.cos(theta), math.sin(theta)], [-math.sin(theta), math.cos(theta)]])
-    corners = _corners(plan.xyxy).reshape(-1, 2) @ rot.T
-    lo, hi = corners.min(0) - 1.5 * side, corners.max(0) + 1.5 * side
-    span = hi - lo
-    zoom = min(model_side / max(span), TARGET_TILE_PX / max(side, 1.0))
-    tilted = abs(angle) > LEVEL_ABOVE_DEG
-    if not tilted and zoom < ZOOM_GAIN * first_scale:
-        return det, identity, angle, passes
-    out_w, out_h = max(32, round(span[0] * zoom)), max(32, round(span[1] * zoom))
-    # photo → frame: rotate, shift the region to the origin, zoom
-    m = np.zeros((2, 3))
-    m[:, :2] = zoom * rot
-    m[:, 2] = -zoom * lo
-    check_deadline("the level look")
-    if max(out_w, out_h) > 2.5 * model_side:
-        warped = _warp(image, m, (out_w, out_h), detector.manifest.pad_value)
-        det2 = detector.detect_tiled(warped, window=round(1.25 * model_side), **look)
-        name = f"level {angle:+.0f}° zoom ×{zoom / first_scale:.1f}, tiled"
-    else:
-        det2 = detector.detect_warped(image, m, (out_w, out_h), **look)
-        name = f"level {angle:+.0f}° zoom ×{zoom / first_scale:.1f}"
-    if len(det2) < 0.8 * len(det):  # the second look lost tiles: keep the first
-        return det, identity, angle, passes
-    passes.append(name)
-    return det2, _invert(m), 0.0, passes
-
-
-def _warp(image: Image, m: NDArray[np.float64], size: tuple[int, int], pad: int) -> Image:
-    import cv2
-
-    return np.asarray(
-        cv2.warpAffine(
-            image,
-            m,
-            size,
-            flags=cv2.INTER_AREA if abs(np.linalg.det(m[:, :2])) < 1 else cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_CONSTANT,
-            borderValue=(pad, pad, pad),
-        ),
-        dtype=np.uint8,
-    )
-
-
-def _invert(m: NDArray[np.float64]) -> NDArray[np.float64]:
-    full = np.vstack([m, [0, 0, 1]])
-    return np.asarray(np.linalg.inv(full)[:2], dtype=np.float64)
-
-
-def _corners(xyxy: NDArray[np.float64]) -> NDArray[np.float64]:
-    x1, y1, x2, y2 = xyxy.T
-    return np.stack(
-        [
-            np.stack([x1, y1], 1),
-            np.stack([x2, y1], 1),
-            np.stack([x2, y2], 1),
-            np.stack([x1, y2], 1),
-        ],
-        axis=1,
-    )
-
-
-# -- reading -----------------------------------------------------------------------------
 
 
 def read_photo(
@@ -523,7 +141,8 @@ def rebuild(reading: Reading, class_id: NDArray[np.int64]) -> Reading:
     det = Detections(frame["xyxy"], reading.detections.confidence, class_id)
     names = None
     if reading.alternatives is not None and reading.alternative_probs is not None:
-        names = NamedTiles(det, reading.alternatives, reading.alternative_probs)
+        boxes = frame.get("box_confidence")
+        names = NamedTiles(det, reading.alternatives, reading.alternative_probs, boxes)
     again = build_reading(
         det,
         frame["to_image"],
@@ -540,7 +159,7 @@ def photo_quads(xyxy: NDArray[np.float64], to_image: NDArray[np.float64]) -> NDA
     """The corners (n, 4, 2) in the photo of boxes of a frame."""
     if len(xyxy) == 0:
         return np.zeros((0, 4, 2))
-    return np.asarray(_corners(xyxy) @ to_image[:, :2].T + to_image[:, 2], np.float64)
+    return np.asarray(box_corners(xyxy) @ to_image[:, :2].T + to_image[:, 2], np.float64)
 
 
 def photo_boxes(xyxy: NDArray[np.float64], to_image: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -562,6 +181,7 @@ class NamedTiles:
     detections: Detections
     alternatives: NDArray[np.int64]
     alternative_probs: NDArray[np.float64]
+    box_confidence: NDArray[np.float64] | None = None  # the finder's score of each box
 
 
 def name_tiles(
@@ -578,7 +198,8 @@ def name_tiles(
     probs /= probs.sum(axis=1, keepdims=True)
     chosen = decode_names(probs)
     alt, alt_p = alternatives(probs, chosen)
-    return NamedTiles(Detections(det.xyxy[keep], alt_p[:, 0], chosen), alt, alt_p)
+    named = Detections(det.xyxy[keep], alt_p[:, 0], chosen)
+    return NamedTiles(named, alt, alt_p, det.confidence[keep])
 
 
 def _with(reading: Reading, **changes: Any) -> Reading:
@@ -677,7 +298,8 @@ def build_reading(
             )
         )
 
-    warnings += _checks(det, photo_det, hand, melds, flowers, set_apart, (w, h), to_image)
+    warnings += checks(det, photo_det, hand, melds, flowers, set_apart, (w, h), to_image)
+    check = tiles_to_check(det, None if names is None else names.box_confidence, warnings)
     return Reading(
         source=source,
         width=w,
@@ -697,8 +319,16 @@ def build_reading(
         win_detection=win_det,
         alternatives=None if names is None else names.alternatives,
         alternative_probs=None if names is None else names.alternative_probs,
+        check=check,
+        confident=is_confident(det, warnings, check),
         extra={
-            "frame": {"xyxy": det.xyxy, "to_image": to_image, "angle": angle, "win_tile": win_tile},
+            "frame": {
+                "xyxy": det.xyxy,
+                "to_image": to_image,
+                "angle": angle,
+                "win_tile": win_tile,
+                "box_confidence": None if names is None else names.box_confidence,
+            },
             "places": {
                 "hand": list(hand_idx),
                 "flowers": [i for g in layout.role_of(Role.FLOWERS) for i in g.tiles],
@@ -735,68 +365,3 @@ def _read_meld(
     if shape is MeldShape.ADDED_KONG:
         where = None
     return ReadMeld(shape.value, tuple(seen), where, tiles, inferred=hidden)
-
-
-def _checks(
-    det: Detections,
-    photo_det: Detections,
-    hand: list[Tile],
-    melds: list[ReadMeld],
-    flowers: list[Tile],
-    set_apart: list[Tile],
-    size: tuple[int, int],
-    to_image: NDArray[np.float64],
-) -> list[ReadingWarning]:
-    out: list[ReadingWarning] = []
-    names = [CLASS_NAMES[int(c)] for c in det.class_id]
-    # Copies: four of a kind at most (one of each flower) among everything on the table.
-    seen: Counter[Tile] = Counter(hand)
-    for m in melds:
-        seen.update(m.tiles)
-    seen.update(flowers)
-    seen.update(set_apart)
-    for t, n in sorted(seen.items()):
-        cap = 1 if t.is_flower else 4
-        if n > cap:
-            idx = tuple(i for i, c in enumerate(det.class_id) if tile_of(int(c)) == t)
-            out.append(
-                ReadingWarning(
-                    "too_many_copies", f"{n} copies of {t} read; a set has only {cap}", idx
-                )
-            )
-    if len(det):
-        want = 14 - 3 * len(melds)
-        if len(hand) != want:
-            out.append(
-                ReadingWarning(
-                    "tile_count",
-                    f"{len(hand)} tiles in the hand beside {len(melds)} meld(s); a winning hand "
-                    f"holds {want}",
-                )
-            )
-    low = tuple(int(i) for i in np.nonzero(det.confidence < LOW_CONFIDENCE)[0])
-    if low:
-        shown = ", ".join(f"{names[i]} ({det.confidence[i]:.2f})" for i in low)
-        out.append(ReadingWarning("low_confidence", f"uncertain tiles: {shown}", low))
-    w, h = size
-    margin = max(2.0, 0.004 * max(w, h))
-    xy = photo_det.xyxy
-    cut = tuple(
-        int(i)
-        for i in np.nonzero(
-            (xy[:, 0] <= margin)
-            | (xy[:, 1] <= margin)
-            | (xy[:, 2] >= w - margin)
-            | (xy[:, 3] >= h - margin)
-        )[0]
-    )
-    if cut:
-        shown = ", ".join(names[i] for i in cut)
-        out.append(ReadingWarning("cut_by_border", f"tiles touch the photo's border: {shown}", cut))
-    if len(det):
-        side = float(np.median(np.min(photo_det.wh, axis=1)))
-        if side < SMALL_TILE_PX:
-            out.append(
-                ReadingWarning("tiles_small", f"tiles are about {side:.0f} px across in the photo")
-            )
-    return out

@@ -10,6 +10,7 @@ the CPU lacks for most operators.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 #: Small tensors (biases, scales, shapes) stay float32: they cost nothing and some
 #: operators want them as they are.
@@ -41,3 +42,21 @@ def store_weights_fp16(source: Path, out: Path) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     onnx.save(model, str(out))
     return out
+
+
+def float32_weights(graph: Any) -> dict[str, Any]:
+    """Every weight of a graph by the name its operators use, as float32 numpy arrays: the
+    inverse of :func:`store_weights_fp16` (a float16 initializer behind a ``Cast`` is given
+    under the cast's output name); constants from ``Constant`` nodes too."""
+    import numpy as np
+    from onnx import numpy_helper
+
+    values = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    for node in graph.node:
+        if node.op_type == "Cast" and node.input[0] in values:
+            values[node.output[0]] = values[node.input[0]].astype(np.float32)
+        elif node.op_type == "Constant":
+            for attr in node.attribute:
+                if attr.name == "value":
+                    values[node.output[0]] = numpy_helper.to_array(attr.t)
+    return values

@@ -284,18 +284,24 @@ def weights_from_onnx(
     import numpy as np
     import onnx
     import torch
-    from onnx import numpy_helper
 
     prepare_offline_env(out.resolve().parent)
     from ultralytics.nn.modules import Conv  # type: ignore[attr-defined,unused-ignore]
     from ultralytics.nn.tasks import DetectionModel  # type: ignore[attr-defined,unused-ignore]
 
+    from hupai.training.compact import float32_weights
+
     graph = onnx.load(str(onnx_path)).graph
-    folded = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
+    folded = {
+        k: torch.from_numpy(np.array(v, np.float32)) for k, v in float32_weights(graph).items()
+    }
+    # the classes the export has ([1, 4 + nc, anchors]): a class-agnostic finder has one
+    nc = graph.output[0].type.tensor_type.shape.dim[1].dim_value - 4
+    names = list(CLASS_NAMES) if nc == len(CLASS_NAMES) else ["tile"] * nc
     net: Any = DetectionModel(  # type: ignore[no-untyped-call,unused-ignore]
-        arch, nc=len(CLASS_NAMES), verbose=False
+        arch, nc=nc, verbose=False
     )
-    net.names = dict(enumerate(CLASS_NAMES))
+    net.names = dict(enumerate(names))
     stats: dict[str, list[torch.Tensor]] = {}
     hooks = []
     with torch.no_grad():

@@ -24,26 +24,14 @@ class RebuildError(ValueError):
     """The ONNX does not match the namer's architecture."""
 
 
-def _initializers(graph: Any) -> dict[str, NDArray[Any]]:
-    from onnx import numpy_helper
-
-    values = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
-    for node in graph.node:  # weights stored as float16: a Cast back to float32 before use
-        if node.op_type == "Cast" and node.input[0] in values:
-            values[node.output[0]] = values[node.input[0]].astype(np.float32)
-        if node.op_type == "Constant":
-            for attr in node.attribute:
-                if attr.name == "value":
-                    values[node.output[0]] = numpy_helper.to_array(attr.t)
-    return values
-
-
 def conv_weights(path: Path) -> tuple[list[tuple[NDArray[Any], NDArray[Any]]], dict[str, Any]]:
     """Each ``Conv``'s (weight, bias) in graph order, and the final ``Gemm``'s weight/bias."""
     import onnx
 
+    from hupai.training.compact import float32_weights
+
     graph = onnx.load(str(path)).graph
-    values = _initializers(graph)
+    values = float32_weights(graph)
     convs = []
     fc: dict[str, Any] = {}
     for node in graph.node:

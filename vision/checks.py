@@ -1,0 +1,130 @@
+"""What a reading checks before it is trusted: copies, the hand's size, uncertain names,
+tiles cut by the photo's border, tiles too small — each a :class:`ReadingWarning` — and
+whether the photo can be trusted as read (:func:`is_confident`): no tile needs a check
+(:func:`tiles_to_check`) and nothing in the layout looks incomplete.
+
+>>> from vision.detections import Detections
+>>> det = Detections.make([[0, 0, 10, 14], [12, 0, 22, 14]], [0, 1], [0.99, 0.6])
+>>> tiles_to_check(det, None, ())
+(1,)
+>>> is_confident(det, (), (1,)), is_confident(det, (), ())
+(False, True)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+from numpy.typing import NDArray
+
+from scoring.tiles import Tile
+from vision.classes import CLASS_NAMES, tile_of
+from vision.detections import Detections
+from vision.result import ReadingWarning, ReadMeld
+
+#: Confidence under which a tile is reported as uncertain.
+LOW_CONFIDENCE = 0.5
+#: Tiles smaller than this in the photo (px, shorter box side) are worth a closer shot.
+SMALL_TILE_PX = 24.0
+#: A tile needs a check when its name's probability is under this, or the finder's score for
+#: its box is under :data:`BOX_CHECK_BELOW` (both chosen on the real val split so that
+#: photos with no tile to check are read exactly; see models/MODEL_CARD.md).
+CHECK_BELOW = 0.9
+BOX_CHECK_BELOW = 0.5
+#: Warnings that say a tile may be misread, cut or doubled — a photo with any of them is not
+#: confident. The hand's structure (``tile_count``, ``unplaced_tiles``, melds) is not among
+#: them: whether the tiles make a winning hand is the scorer's verdict, which refuses a hand of
+#: the wrong size, and many photos (the real set's among them) are not laid out as one hand.
+#: Nor are ``win_tile_assumed`` (the tiles are read; only which one won is taken by position,
+#: and said so) and ``tiles_small`` (advice; doubt shows in the names).
+DOUBTS = frozenset(
+    {"no_tiles", "too_many_copies", "low_confidence", "cut_by_border", "win_tile_not_in_hand"}
+)
+
+
+def tiles_to_check(
+    det: Detections,
+    box_confidence: NDArray[np.float64] | None,
+    warnings: tuple[ReadingWarning, ...] | list[ReadingWarning],
+) -> tuple[int, ...]:
+    """Detections a player should look at: an unsure name or box, or a tile a warning names."""
+    check = det.confidence < CHECK_BELOW
+    if box_confidence is not None and len(box_confidence) == len(det):
+        check |= box_confidence < BOX_CHECK_BELOW
+    named = {i for w in warnings if w.code in DOUBTS for i in w.tiles}
+    return tuple(int(i) for i in range(len(det)) if check[i] or i in named)
+
+
+def is_confident(
+    det: Detections,
+    warnings: tuple[ReadingWarning, ...] | list[ReadingWarning],
+    check: tuple[int, ...],
+) -> bool:
+    """True only when tiles were found, none needs a check and no warning doubts them."""
+    return len(det) > 0 and not check and not any(w.code in DOUBTS for w in warnings)
+
+
+def checks(
+    det: Detections,
+    photo_det: Detections,
+    hand: list[Tile],
+    melds: list[ReadMeld],
+    flowers: list[Tile],
+    set_apart: list[Tile],
+    size: tuple[int, int],
+    to_image: NDArray[np.float64],
+) -> list[ReadingWarning]:
+    out: list[ReadingWarning] = []
+    names = [CLASS_NAMES[int(c)] for c in det.class_id]
+    # Copies: four of a kind at most (one of each flower) among everything on the table.
+    seen: Counter[Tile] = Counter(hand)
+    for m in melds:
+        seen.update(m.tiles)
+    seen.update(flowers)
+    seen.update(set_apart)
+    for t, n in sorted(seen.items()):
+        cap = 1 if t.is_flower else 4
+        if n > cap:
+            idx = tuple(i for i, c in enumerate(det.class_id) if tile_of(int(c)) == t)
+            out.append(
+                ReadingWarning(
+                    "too_many_copies", f"{n} copies of {t} read; a set has only {cap}", idx
+                )
+            )
+    if len(det):
+        want = 14 - 3 * len(melds)
+        if len(hand) != want:
+            out.append(
+                ReadingWarning(
+                    "tile_count",
+                    f"{len(hand)} tiles in the hand beside {len(melds)} meld(s); a winning hand "
+                    f"holds {want}",
+                )
+            )
+    low = tuple(int(i) for i in np.nonzero(det.confidence < LOW_CONFIDENCE)[0])
+    if low:
+        shown = ", ".join(f"{names[i]} ({det.confidence[i]:.2f})" for i in low)
+        out.append(ReadingWarning("low_confidence", f"uncertain tiles: {shown}", low))
+    w, h = size
+    margin = max(2.0, 0.004 * max(w, h))
+    xy = photo_det.xyxy
+    cut = tuple(
+        int(i)
+        for i in np.nonzero(
+            (xy[:, 0] <= margin)
+            | (xy[:, 1] <= margin)
+            | (xy[:, 2] >= w - margin)
+            | (xy[:, 3] >= h - margin)
+        )[0]
+    )
+    if cut:
+        shown = ", ".join(names[i] for i in cut)
+        out.append(ReadingWarning("cut_by_border", f"tiles touch the photo's border: {shown}", cut))
+    if len(det):
+        side = float(np.median(np.min(photo_det.wh, axis=1)))
+        if side < SMALL_TILE_PX:
+            out.append(
+                ReadingWarning("tiles_small", f"tiles are about {side:.0f} px across in the photo")
+            )
+    return out
