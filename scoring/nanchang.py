@@ -80,6 +80,13 @@ class VirtuousMode(StrEnum):
     OFF = "off"
 
 
+class Indomitable(StrEnum):
+    """What 霸王精 (the only seat holding spirits) does to that seat's spirit score."""
+
+    DOUBLE = "double"  # the seed's ×2
+    PLUS_TEN = "plus_ten"  # a Nanchang engine's room option 霸王精+10
+
+
 class PaymentModel(StrEnum):
     """Who pays the hand (the seed is silent)."""
 
@@ -103,6 +110,11 @@ class NanchangOptions(HouseRules):
     payment_model: PaymentModel = setting(
         PaymentModel.DISCARDER,
         "discarder: the discarder pays a discard win; all_pay: discarder double, others single",
+    )
+    indomitable: Indomitable = setting(
+        Indomitable.DOUBLE,
+        "霸王精, the only seat holding spirits: double (the seed's ×2) or plus_ten (+10, as "
+        "some Nanchang rooms play)",
     )
     spirit_groups: bool = setting(
         True,
@@ -182,6 +194,8 @@ EXPLOSIVE_FROM = 5
 SPIRIT_KONG_POINTS = 10
 #: Indomitable spirit 霸王精: the only seat holding spirits has its score multiplied.
 INDOMITABLE_FACTOR = 2
+#: House variant ``indomitable=plus_ten`` (a Nanchang engine's room option 霸王精+10).
+INDOMITABLE_BONUS = 10
 
 
 def explosive(points: int) -> int:
@@ -241,14 +255,31 @@ class SpiritSettlement:
     ((3, 0, 2, 0), (7, -5, 3, -5))
     >>> SpiritSettlement.of({3: Holding(2, 1)}).scores  # alone: 霸王精 doubles 10
     (0, 0, 0, 20)
+    >>> SpiritSettlement.of({3: Holding(0, 1)}, Indomitable.PLUS_TEN).scores  # 1 + 10
+    (0, 0, 0, 11)
     """
 
     holdings: tuple[Holding, Holding, Holding, Holding]
+    mode: Indomitable = Indomitable.DOUBLE
 
     @staticmethod
-    def of(by_seat: Mapping[int, Holding]) -> SpiritSettlement:
+    def of(
+        by_seat: Mapping[int, Holding], mode: Indomitable = Indomitable.DOUBLE
+    ) -> SpiritSettlement:
         h = tuple(by_seat.get(seat, Holding()) for seat in SEATS)
-        return SpiritSettlement((h[0], h[1], h[2], h[3]))
+        return SpiritSettlement((h[0], h[1], h[2], h[3]), mode)
+
+    def _lone(self, score: int) -> int:
+        """The lone holder's score after 霸王精."""
+        if self.mode is Indomitable.PLUS_TEN:
+            return score + INDOMITABLE_BONUS
+        return score * INDOMITABLE_FACTOR
+
+    @property
+    def lone_text(self) -> str:
+        if self.mode is Indomitable.PLUS_TEN:
+            return f"+{INDOMITABLE_BONUS}"
+        return f"×{INDOMITABLE_FACTOR}"
 
     @property
     def indomitable(self) -> int | None:
@@ -260,8 +291,7 @@ class SpiritSettlement:
     def scores(self) -> tuple[int, ...]:
         lone = self.indomitable
         return tuple(
-            h.score * (INDOMITABLE_FACTOR if seat == lone else 1)
-            for seat, h in enumerate(self.holdings)
+            self._lone(h.score) if seat == lone else h.score for seat, h in enumerate(self.holdings)
         )
 
     def settlement(self) -> Settlement:
@@ -272,7 +302,7 @@ class SpiritSettlement:
                 continue
             text = f"spirits of {SEAT_NAMES[seat]}: {holding.describe()}"
             if seat == lone:
-                text += f", only holder 霸王精 ×{INDOMITABLE_FACTOR}"
+                text += f", only holder 霸王精 {self.lone_text}"
             text += f" → {value} from each"
             out = out.each_pays(seat, value, "spirits", text, ItemGroup.INSTANT)
         return out
@@ -651,7 +681,9 @@ class Nanchang(City[NanchangOptions, NanchangTable]):
         # has the largest share (a natural one first on a tie)
         best = max(valuations, key=lambda v: (v.value, v.situation.natural))
         settlement = hand_items(best, win, options.payment_model) + kong_items(hand, win.winner)
-        spirit_table = SpiritSettlement.of({**given, win.winner: winner_holding})
+        spirit_table = SpiritSettlement.of(
+            {**given, win.winner: winner_holding}, options.indomitable
+        )
         settlement += spirit_table.settlement()
         return Result(
             self.name,

@@ -186,10 +186,33 @@ def test_nanchang_spirit_groups() -> None:
     assert [p["code"] for p in result["patterns"]] == ["plain", "self_draw"]
 
 
+NANCHANG_LONE_SECONDARY = {
+    "city": "nanchang",
+    "hand": "123m456p78p4s789s55z",
+    "win_tile": "4s",
+    "win": "self_draw",
+    "winner": 1,
+    "indicator": "3s",
+}
+
+
+def test_nanchang_indomitable_plus_ten() -> None:
+    """001's spirit example: indicator 3s, the winner alone holds one secondary (4s): 1
+    point, ×2 = 2 from each, beside the hand's 1 × self-draw 2 = 2: (−4, 12, −4, −4). With
+    ``indomitable=plus_ten`` the lone holder scores 1 + 10 = 11: (−13, 39, −13, −13)."""
+    assert run(NANCHANG_LONE_SECONDARY)["deltas"] == [-4, 12, -4, -4]
+    result = scored(NANCHANG_LONE_SECONDARY, indomitable="plus_ten")
+    assert result["deltas"] == [-13, 39, -13, -13]
+    assert items(result, "spirits") == [(0, 1, 11), (2, 1, 11), (3, 1, 11)]
+
+
 # -- invariants -----------------------------------------------------------------------------------
-VARIANTS: dict[str, tuple[str, ...]] = {
-    "shaanxi": ("pure_suit_double",),
-    "nanchang": ("spirit_groups",),
+VARIANTS: dict[str, dict[str, st.SearchStrategy[Any]]] = {
+    "shaanxi": {"pure_suit_double": st.booleans()},
+    "nanchang": {
+        "spirit_groups": st.booleans(),
+        "indomitable": st.sampled_from(["double", "plus_ten"]),
+    },
 }
 WINS = [
     (city, v["request"])
@@ -205,8 +228,8 @@ def options(draw: st.DrawFn, city: str) -> dict[str, Any]:
         "cap": draw(st.sampled_from([0, 1, 5, 10, 30, 100]) | st.integers(0, 500)),
         "dealer_double": draw(st.booleans()),
     }
-    for name in VARIANTS.get(city, ()):
-        out[name] = draw(st.booleans())
+    for name, values in VARIANTS.get(city, {}).items():
+        out[name] = draw(values)
     return out
 
 
