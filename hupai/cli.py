@@ -29,6 +29,28 @@ class UserError(Exception):
     """A problem with what the user gave; printed as one line, exit status 2."""
 
 
+#: Errors the packages raise about what the user gave (a bad photo, model, request, table):
+#: any command may let them through; :func:`main` prints them as one line, exit status 2.
+#: Named, not imported, so that ``hupai --help`` imports none of those packages.
+KNOWN_ERRORS = {
+    "ledger.store.LedgerError",
+    "scoring.fields.ScoringInputError",
+    "vision.images.ImageError",
+    "vision.detector.ModelError",
+    "vision.namer.NamerError",
+}
+
+
+def known_error(exc: BaseException) -> str | None:
+    """The one-line message of a known error, else None (a bug: its traceback is shown)."""
+    if isinstance(exc, UserError):
+        return str(exc)
+    for cls in type(exc).__mro__:
+        if f"{cls.__module__}.{cls.__qualname__}" in KNOWN_ERRORS:
+            return str(getattr(exc, "message", None) or exc)
+    return None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hupai", description="Read a winning mahjong hand from a photo and score it."
@@ -50,8 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
-    except UserError as exc:
-        print(f"hupai {args.command}: {exc}", file=sys.stderr)
+    except Exception as exc:
+        message = known_error(exc)
+        if message is None:
+            raise
+        print(f"hupai {args.command}: {message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

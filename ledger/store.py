@@ -380,29 +380,23 @@ class Ledger:
             return self._hand_result(session, table, new)
 
     def undo(self, token: str, number: int | None = None) -> dict[str, Any]:
-        """Undo the latest change to hand ``number`` (or to the table's most recently changed
-        hand): it goes back to its previous version; undoing an added hand deletes it."""
+        """Undo the latest change not already undone, to hand ``number`` (or to any hand of
+        the table): that hand goes back to its version before the change; undoing an added
+        hand deletes it. Undos stack: a second undo undoes the change before, it does not
+        redo what the first undid."""
         with self._session() as session:
             table = _writable(session, token)
-            if number is None:
-                number = session.scalar(
-                    select(HandRow.number)
-                    .where(HandRow.table_id == table.id, HandRow.current)
-                    .order_by(HandRow.id.desc())
-                    .limit(1)
-                )
-                if number is None:
-                    raise NotFound("the table has no hands to undo")
-            old = _current(session, table, number, None)
-            previous = session.scalars(
+            target = _latest_change(session, table, number)
+            old = _current(session, table, target.number, None)
+            before = session.scalars(
                 select(HandRow).where(
                     HandRow.table_id == table.id,
-                    HandRow.number == number,
-                    HandRow.revision == old.revision - 1,
+                    HandRow.number == target.number,
+                    HandRow.revision == target.revision - 1,
                 )
             ).first()
-            entry = previous.entry if previous is not None else old.entry
-            deleted = previous.deleted if previous is not None else True
+            entry = before.entry if before is not None else old.entry
+            deleted = before.deleted if before is not None else True
             new = _revise(session, old, "undo", entry, deleted=deleted)
             self._replay(session, table, old.position, changed=new.id)
             return self._hand_result(session, table, new)
@@ -527,7 +521,7 @@ class Ledger:
             out = io.StringIO()
             writer = csv.writer(out)
             writer.writerow(
-                [
+                _cells(
                     "hand",
                     "round_wind",
                     "deal",
@@ -540,14 +534,14 @@ class Ledger:
                     "problem",
                     *(f"delta {p}" for p in players),
                     *(f"total {p}" for p in players),
-                ]
+                )
             )
-            for i, r in enumerate(rows, 1):
+            for r in rows:
                 view = _hand_view(r, table)
                 seating = view["seating"] or {}
                 writer.writerow(
-                    [
-                        i,
+                    _cells(
+                        r.number,  # the hand's number, as everywhere else (gaps after a delete)
                         seating.get("round_wind_name", ""),
                         seating.get("deal", ""),
                         seating.get("dealer_name", ""),
@@ -559,7 +553,7 @@ class Ledger:
                         view["problem"] or "",
                         *view["deltas"],
                         *view["totals"],
-                    ]
+                    )
                 )
             return out.getvalue()
 
@@ -671,6 +665,21 @@ class Ledger:
 
 
 # -- helpers -----------------------------------------------------------------------------------
+#: A text cell starting with one of these is a formula to a spreadsheet (OWASP, "CSV
+#: Injection"): ``=HYPERLINK(…)`` as a player's name would run when the file is opened.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def _cells(*values: object) -> list[object]:
+    """A CSV row whose text cannot run as a formula: such a cell gets a leading ``'`` (shown
+    by spreadsheets as text); numbers are kept as numbers.
+
+    >>> _cells("=HYPERLINK(1)", "@SUM(A1)", -6, "Ann", "-3")
+    ["'=HYPERLINK(1)", "'@SUM(A1)", -6, 'Ann', "'-3"]
+    """
+    return ["'" + v if isinstance(v, str) and v.startswith(_FORMULA_START) else v for v in values]
+
+
 def _table_spec(data: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(data, Mapping):
         raise Invalid(f"table: expected a JSON object, got {quote(data)}")
@@ -698,8 +707,13 @@ def _table_spec(data: Mapping[str, Any]) -> dict[str, Any]:
             "players",
         )
     names = [p.strip()[:MAX_NAME] for p in players]
-    if len(set(names)) != 4:
-        raise Invalid(f"players: two players share a name ({quote(names)})", "players")
+    # names are how players are told apart when typed (the CLI's --winner Ann): "ann" and
+    # "Ann" would be the same player there
+    if len({n.casefold() for n in names}) != 4:
+        raise Invalid(
+            f"players: two players share a name ({quote(names)}; capitals do not count)",
+            "players",
+        )
     name = data.get("name", "")
     if not isinstance(name, str):
         raise Invalid(f"name: expected text, got {quote(name)}", "name")
@@ -913,6 +927,30 @@ def _revise(
     session.add(new)
     session.flush()
     return new
+
+
+def _latest_change(session: Session, table: GameTable, number: int | None) -> Any:
+    """The latest change (add, edit, delete) to hand ``number``, or to any hand, that no undo
+    has taken back: walking back from the newest, each undo cancels the next change met."""
+    query = select(HandRow.number, HandRow.revision, HandRow.action).where(
+        HandRow.table_id == table.id
+    )
+    if number is not None:
+        query = query.where(HandRow.number == number)
+    undone = seen = 0
+    for row in session.execute(query.order_by(HandRow.id.desc())):
+        seen += 1
+        if row.action == "undo":
+            undone += 1
+        elif undone:
+            undone -= 1
+        else:
+            return row
+    if seen:
+        raise NotFound("nothing left to undo: every change was undone")
+    if number is not None:
+        raise NotFound(f"no hand {number} at this table", "number")
+    raise NotFound("the table has no hands to undo")
 
 
 def _touch(table: GameTable) -> None:

@@ -12,6 +12,7 @@ the connection (or the previous response), and one whose body has not arrived
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -70,4 +71,16 @@ def timed_protocol(head_timeout: float, body_timeout: float) -> type[H11Protocol
     return TimedH11Protocol
 
 
-__all__ = ["timed_protocol"]
+def server_options(settings: Any) -> dict[str, Any]:
+    """How ``hupai serve`` runs uvicorn (the live-server tests run it the same way): the
+    deadlines above, the keep-alive, no ``server: uvicorn`` banner (it tells an attacker what
+    to try), and no trust in ``X-Forwarded-*`` headers that any client can send."""
+    return {
+        "http": timed_protocol(settings.head_timeout, settings.body_timeout),
+        "timeout_keep_alive": int(settings.keep_alive),
+        "server_header": False,
+        "proxy_headers": False,
+    }
+
+
+__all__ = ["server_options", "timed_protocol"]

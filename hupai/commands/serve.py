@@ -68,15 +68,13 @@ def _serve(args: argparse.Namespace) -> int:
 
     # where the tables are kept (opened on the first table request, not now)
     print(f"hupai serve: tables in {Ledger(settings.database_url).safe_url}", file=sys.stderr)
-    from service.protocol import timed_protocol
+    from service.protocol import server_options
 
     uvicorn.run(
         create_app(settings),
         host=settings.host,
         port=settings.port,
         log_level=args.log_level,
-        proxy_headers=False,
-        http=timed_protocol(settings.head_timeout, settings.body_timeout),
-        timeout_keep_alive=int(settings.keep_alive),
+        **server_options(settings),
     )
     return 0

@@ -25,9 +25,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="database URL (sqlite:///PATH or postgresql://…); default: HUPAI_DATABASE_URL, "
         "else SQLite in $XDG_DATA_HOME/hupai/tables.sqlite3",
     )
+    # --db is also accepted after the action (`hupai table show TOKEN --db URL`); there its
+    # default is left out, so that it does not hide a --db given before the action
+    after = argparse.ArgumentParser(add_help=False)
+    after.add_argument("--db", metavar="URL", default=argparse.SUPPRESS, help="database URL")
     sub = parser.add_subparsers(dest="table_command", required=True, metavar="ACTION")
 
-    new = sub.add_parser("new", help="start a table; prints its write and read tokens")
+    new = sub.add_parser(
+        "new", parents=[after], help="start a table; prints its write and read tokens"
+    )
     new.add_argument("--city", required=True, help="the city's rules")
     new.add_argument("--players", nargs=4, required=True, metavar="NAME", help="in chair order")
     new.add_argument("--name", default="", help="a name for the table")
@@ -40,6 +46,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     options = sub.add_parser(
         "options",
+        parents=[after],
         help="change the table's house rules and city options; every hand is scored again",
         description="Without changes, prints the options. The options given are set on top "
         "of the table's; every hand is scored again with them (the old ones are kept).",
@@ -56,6 +63,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     add = sub.add_parser(
         "add",
+        parents=[after],
         help="add the next hand: a win (REQUEST file, or --photo) or a draw (--draw)",
         description="A win is the `hupai score` request without city, options, round_wind "
         "and the streak — the table fills them in — with players (0-3 in chair order) "
@@ -76,22 +84,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_model_options(add)
     add.set_defaults(handler=_add)
 
-    listing = sub.add_parser("list", help="the tables in this database, with their tokens")
+    listing = sub.add_parser(
+        "list", parents=[after], help="the tables in this database, with their tokens"
+    )
     listing.set_defaults(handler=_list)
 
-    show = sub.add_parser("show", help="totals, next dealer and round, and the hands")
+    show = sub.add_parser(
+        "show", parents=[after], help="totals, next dealer and round, and the hands"
+    )
     show.add_argument("token", help="the table's write or read token")
     show.add_argument("--json", action="store_true", help="print the table as JSON")
     show.set_defaults(handler=_show)
 
-    export = sub.add_parser("export", help="write the table as CSV or JSON")
+    export = sub.add_parser("export", parents=[after], help="write the table as CSV or JSON")
     export.add_argument("token", help="the table's write or read token")
     export.add_argument("--format", choices=("csv", "json"), default="csv")
     export.add_argument("--out", type=Path, help="file to write (default: stdout)")
     export.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     export.set_defaults(handler=_export)
 
-    undo = sub.add_parser("undo", help="undo the latest change (or a hand's, with --hand)")
+    undo = sub.add_parser(
+        "undo", parents=[after], help="undo the latest change (or a hand's, with --hand)"
+    )
     undo.add_argument("token", help="the table's write token")
     undo.add_argument("--hand", type=int, help="the hand's number")
     undo.set_defaults(handler=_undo)
@@ -149,14 +163,14 @@ def _print_options(table: dict[str, Any]) -> None:
 
 def _options(args: argparse.Namespace) -> int:
     ledger = _ledger(args)
-    table = _call(ledger.view, args.token, False)
+    table = ledger.view(args.token, False)
     changes = _options_given(args)
     if not changes and not args.unset:
         _print_options(table)
         return 0
     options = {k: v for k, v in table["options"].items() if k not in args.unset}
     options.update(changes)
-    table = _call(ledger.set_options, args.token, options, table["revision"])
+    table = ledger.set_options(args.token, options, table["revision"])
     _print_options(table)
     print(
         "every hand scored again; totals: "
@@ -171,16 +185,6 @@ def _ledger(args: argparse.Namespace) -> Any:
     return Ledger(args.db or os.environ.get("HUPAI_DATABASE_URL") or None)
 
 
-def _call(fn: Any, *args: Any) -> Any:
-    from hupai.cli import UserError
-    from ledger.store import LedgerError
-
-    try:
-        return fn(*args)
-    except LedgerError as exc:
-        raise UserError(exc.message) from None
-
-
 def _new(args: argparse.Namespace) -> int:
     options = _options_given(args)
     spec = {
@@ -193,7 +197,7 @@ def _new(args: argparse.Namespace) -> int:
         "succession": args.succession,
         "options": options,
     }
-    table = _call(_ledger(args).create_table, spec)
+    table = _ledger(args).create_table(spec)
     print(f"table for {', '.join(table['players'])} ({table['city']})")
     print(f"write token: {table['write_token']}   (keep it: it changes the table)")
     print(f"read token:  {table['read_token']}   (share it: a read-only view)")
@@ -205,7 +209,7 @@ def _add(args: argparse.Namespace) -> int:
     from hupai.cli import UserError
 
     ledger = _ledger(args)
-    table = _call(ledger.view, args.token, False)
+    table = ledger.view(args.token, False)
     players = table["players"]
     photo = None
     if args.draw:
@@ -228,7 +232,7 @@ def _add(args: argparse.Namespace) -> int:
             entry, photo = _photo_entry(args, table["city"], entry)
         elif args.request is None:
             raise UserError("give a hand file, --photo PHOTO, or --draw")
-    added = _call(ledger.add_hand, args.token, entry, photo)
+    added = ledger.add_hand(args.token, entry, photo)
     hand = added["hand"]
     print(f"hand {hand['number']}: {_outcome(hand)}; deltas {_by_name(hand['deltas'], players)}")
     _print_totals(added["totals"], players, added["next"])
@@ -242,14 +246,11 @@ def _photo_entry(
     from hupai.commands.read import load_models, parse_win_tile
     from ledger.store import PhotoRecord
     from vision.annotate import annotate
-    from vision.images import PhotoError, load_image, thumbnail_jpeg
+    from vision.images import load_image, thumbnail_jpeg
     from vision.reading import read_image
 
     detector, namer = load_models(args)
-    try:
-        image = load_image(args.photo)
-    except PhotoError as exc:
-        raise UserError(str(exc)) from None
+    image = load_image(args.photo)  # a bad photo: the CLI's one message for known errors
     win = parse_win_tile(args.win_tile)
     reading = read_image(image, detector=detector, namer=namer, win_tile=win, source=args.photo)
     if "no_tiles" in reading.codes:
@@ -263,7 +264,7 @@ def _photo_entry(
 
 
 def _list(args: argparse.Namespace) -> int:
-    tables = _call(_ledger(args).list_tables)
+    tables = _ledger(args).list_tables()
     if not tables:
         print("no tables yet (hupai table new …)")
     for t in tables:
@@ -275,7 +276,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    table = _call(_ledger(args).view, args.token)
+    table = _ledger(args).view(args.token)
     if args.json:
         print(json.dumps(table, ensure_ascii=False, indent=2))
         return 0
@@ -299,9 +300,9 @@ def _export(args: argparse.Namespace) -> int:
 
     ledger = _ledger(args)
     if args.format == "csv":
-        text = _call(ledger.export_csv, args.token)
+        text = ledger.export_csv(args.token)
     else:
-        text = json.dumps(_call(ledger.export_json, args.token), ensure_ascii=False, indent=2)
+        text = json.dumps(ledger.export_json(args.token), ensure_ascii=False, indent=2)
     # CSV with a BOM, as the service sends it: spreadsheets then read the names as UTF-8
     encoding = "utf-8-sig" if args.format == "csv" else "utf-8"
     if args.out is None:
@@ -317,8 +318,8 @@ def _export(args: argparse.Namespace) -> int:
 
 def _undo(args: argparse.Namespace) -> int:
     ledger = _ledger(args)
-    done = _call(ledger.undo, args.token, args.hand)
-    players = _call(ledger.view, args.token, False)["players"]
+    done = ledger.undo(args.token, args.hand)
+    players = ledger.view(args.token, False)["players"]
     hand = done["hand"]
     state = "removed" if hand["deleted"] else "restored"
     print(f"hand {hand['number']} {state} (revision {hand['revision']})")

@@ -345,3 +345,53 @@ def test_reading_never_waits_for_a_long_write(database_url: str) -> None:
         held.join()
         ledger.close()
         writer.close()
+
+
+def test_csv_cells_cannot_run_as_formulas(ledger: Ledger) -> None:
+    players = ['=HYPERLINK("http://x","y")', "@SUM(A1)", "+Chen", "-Dee"]
+    token = ledger.create_table({"city": "shaanxi", "players": players})["write_token"]
+    ledger.add_hand(token, shaanxi_win(0))
+    rows = list(csv.reader(io.StringIO(ledger.export_csv(token))))
+    text_cells = [cell for row in rows for cell in row if not cell.lstrip("-").isdigit()]
+    assert not [c for c in text_cells if c[:1] in ("=", "+", "-", "@")]
+    assert rows[1][3] == '\'=HYPERLINK("http://x","y")'  # the dealer, as text
+    assert rows[0][-1] == "total -Dee" and rows[1][-1].lstrip("-").isdigit()
+
+
+def test_csv_numbers_hands_as_the_table_does_after_a_delete(ledger: Ledger) -> None:
+    token = new_table(ledger)["write_token"]
+    for winner in (1, 2, 3):
+        ledger.add_hand(token, shaanxi_win(winner))
+    ledger.delete_hand(token, 2, revision=1)
+    rows = list(csv.DictReader(io.StringIO(ledger.export_csv(token))))
+    assert [r["hand"] for r in rows] == [str(h["number"]) for h in ledger.view(token)["hands"]]
+    assert [r["hand"] for r in rows] == ["1", "3"]
+
+
+def test_player_names_differing_only_in_case_are_one_name(ledger: Ledger) -> None:
+    with pytest.raises(Invalid, match="two players share a name"):
+        ledger.create_table({"city": "shaanxi", "players": ["Ann", "ann", "Bo", "Chen"]})
+
+
+def test_a_second_undo_undoes_the_change_before(ledger: Ledger) -> None:
+    token = new_table(ledger)["write_token"]
+    ledger.add_hand(token, shaanxi_win(1))
+    ledger.edit_hand(token, 1, shaanxi_win(2), revision=1)
+    ledger.edit_hand(token, 1, shaanxi_win(3), revision=2)
+    ledger.undo(token)
+    assert ledger.hand(token, 1)["entry"]["winner"] == 2
+    ledger.undo(token)
+    assert ledger.hand(token, 1)["entry"]["winner"] == 1
+    ledger.undo(token)
+    assert ledger.view(token)["hands"] == []
+    with pytest.raises(NotFound, match="nothing left to undo"):
+        ledger.undo(token)
+
+
+def test_undos_walk_back_across_hands(ledger: Ledger) -> None:
+    token = new_table(ledger)["write_token"]
+    ledger.add_hand(token, shaanxi_win(1))
+    ledger.add_hand(token, shaanxi_win(2))
+    ledger.undo(token)  # hand 2 goes
+    ledger.undo(token)  # then hand 1, not hand 2 back
+    assert ledger.view(token)["hands"] == []

@@ -150,3 +150,39 @@ def test_list_shows_the_tables_with_their_tokens(
     code, out, _ = run(db, capsys, "list")
     assert code == 0 and "shaanxi, Ann, Bo, Chen, Dee; 1 hands" in out
     assert write in out and read in out
+
+
+def test_db_may_come_after_the_action(
+    db: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    write, _ = new_table(db, capsys)
+    code = main(["table", "show", write, "--db", db])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "0 hands" in out
+
+
+def test_db_after_the_action_wins_over_none_before(
+    db: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    elsewhere = f"sqlite:///{tmp_path / 'other.sqlite3'}"
+    write, _ = new_table(db, capsys)
+    assert main(["table", "--db", elsewhere, "show", write, "--db", db]) == 0
+    capsys.readouterr()
+
+
+def test_csv_export_has_the_bom_the_service_sends(
+    db: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    write, _ = new_table(db, capsys)
+    out_file = tmp_path / "t.csv"
+    assert run(db, capsys, "export", write, "--out", str(out_file))[0] == 0
+    assert out_file.read_bytes().startswith(b"\xef\xbb\xbfhand,")
+
+
+def test_a_ledger_refusal_is_one_line_from_the_cli(
+    db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(db, capsys, "show", "NoSuchTableToken123")
+    assert code == 2
+    assert err.strip().count("\n") == 0 and "no such table" in err
