@@ -43,6 +43,8 @@ from scoring.tiles import HAND_TILES, Suit, Tile, format_tiles, next_tile
 
 #: 1 bamboo 幺鸡: always a chicken.
 CHICKEN = Tile(Suit.SOU, 1)
+#: 8 dots 乌骨鸡: a chicken too under the house variant ``black_chicken``.
+BLACK_CHICKEN = Tile(Suit.PIN, 8)
 #: The 108 tiles' kinds (the candidates of a ready check).
 SUIT_TILES: tuple[Tile, ...] = tuple(t for t in HAND_TILES if t.is_numbered)
 #: Complete shapes: four sets and a pair, or seven pairs (a quad may count as two pairs:
@@ -101,6 +103,11 @@ class GuiyangOptions(HouseRules):
     )
     base_points: Annotated[int, Between(1, 1000)] = setting(
         1, "base score: multiplies the hand payout and the yellow-tile payout"
+    )
+    black_chicken: bool = setting(
+        False,
+        "乌骨鸡: the 8 dots are chickens too, 2 points each held (as Guiyang engines play); "
+        "not golden, no rushing or responsibility chicken for them",
     )
 
 
@@ -197,6 +204,7 @@ class ChickenRow:
 HELD = ChickenRow("chicken", "chicken 鸡", 1)
 RESPONSIBILITY = ChickenRow("responsibility_chicken", "responsibility chicken 责任鸡", 1)
 RUSHING = ChickenRow("rushing_chicken", "rushing chicken 冲锋鸡", 2)
+BLACK = ChickenRow("black_chicken", "black-bone chicken 乌骨鸡", 2)
 #: 金鸡: when the wild chicken is 1 bamboo, every 1-bamboo payout doubles.
 GOLDEN_FACTOR = 2
 
@@ -310,18 +318,26 @@ class Chickens:
     >>> g = Chickens.flipped(Tile.parse("9s"), WildChickenMode.NEXT)
     >>> g.golden, g.value(CHICKEN)
     (True, 2)
+    >>> b = Chickens.flipped(None, WildChickenMode.NEXT, black=True)
+    >>> format_tiles(b.tiles), b.value(BLACK_CHICKEN)
+    ('8p1s', 2)
     """
 
     wild: frozenset[Tile] = frozenset()
+    #: 乌骨鸡: the 8 dots are chickens (option ``black_chicken``)
+    black: bool = False
 
     @staticmethod
-    def flipped(indicator: Tile | None, mode: WildChickenMode) -> Chickens:
+    def flipped(indicator: Tile | None, mode: WildChickenMode, *, black: bool = False) -> Chickens:
         if indicator is None:
-            return Chickens()
+            return Chickens(black=black)
         wild = {next_tile(indicator)}
         if mode is WildChickenMode.FLIPPED_AND_NEXT:
             wild.add(indicator)
-        return Chickens(frozenset(wild))
+        return Chickens(frozenset(wild), black)
+
+    def is_black(self, tile: Tile) -> bool:
+        return self.black and tile == BLACK_CHICKEN
 
     @property
     def golden(self) -> bool:
@@ -330,17 +346,21 @@ class Chickens:
 
     @property
     def tiles(self) -> tuple[Tile, ...]:
-        return tuple(sorted(self.wild | {CHICKEN}))
+        black = {BLACK_CHICKEN} if self.black else set()
+        return tuple(sorted(self.wild | {CHICKEN} | black))
 
     def is_chicken(self, tile: Tile) -> bool:
-        return tile == CHICKEN or tile in self.wild
+        return tile == CHICKEN or tile in self.wild or self.is_black(tile)
 
     def factor(self, tile: Tile) -> int:
         """×2 for a 1-bamboo payout when golden."""
         return GOLDEN_FACTOR if tile == CHICKEN and self.golden else 1
 
     def value(self, tile: Tile) -> int:
-        """Points of one tile held (a tile both 1s and wild counts once, doubled)."""
+        """Points of one tile held (a tile both 1s and wild counts once, doubled; the 8 dots
+        under ``black_chicken`` count once, as the black chicken)."""
+        if self.is_black(tile):
+            return BLACK.points
         return HELD.points * self.factor(tile) if self.is_chicken(tile) else 0
 
 
@@ -371,10 +391,14 @@ def seat_chickens(
     """
     rows: list[tuple[ChickenRow, int, str]] = []
     golden = " (golden ×2)" if chickens.golden else ""
-    held_points = sum(chickens.value(t) for t in held)
+    ordinary = [t for t in held if not chickens.is_black(t)]
+    held_points = sum(chickens.value(t) for t in ordinary)
     if held_points:
-        kept = format_tiles([t for t in held if chickens.is_chicken(t)])
+        kept = format_tiles([t for t in ordinary if chickens.is_chicken(t)])
         rows.append((HELD, held_points, f"{HELD.name}: {kept} held"))
+    black = [t for t in held if chickens.is_black(t)]
+    if black:
+        rows.append((BLACK, BLACK.points * len(black), f"{BLACK.name}: {format_tiles(black)} held"))
     if responsible:
         points = RESPONSIBILITY.points * chickens.factor(CHICKEN)
         rows.append((RESPONSIBILITY, points, f"{RESPONSIBILITY.name}: claimed 1s{golden}"))
@@ -420,7 +444,9 @@ class Guiyang(City[GuiyangOptions, GuiyangTable]):
                 f"'{table.indicator}' given, but the win took the last tile: no tile is left "
                 "to flip, so there is no wild chicken",
             )
-        chickens = Chickens.flipped(table.indicator, options.wild_chicken)
+        chickens = Chickens.flipped(
+            table.indicator, options.wild_chicken, black=options.black_chicken
+        )
         for seat, tiles in enumerate(table.chickens):
             path = f"chickens[{seat}]"
             if seat == winner and tiles:
@@ -577,7 +603,9 @@ class Guiyang(City[GuiyangOptions, GuiyangTable]):
                 decomposition=reading,
                 patterns=patterns,
             )
-        chickens = Chickens.flipped(table.indicator, options.wild_chicken)
+        chickens = Chickens.flipped(
+            table.indicator, options.wild_chicken, black=options.black_chicken
+        )
         scores = self._chicken_scores(request, chickens)
         bean_points = sum(BEANS[m.kind].points for m in hand.kongs)
         streak = table.dealer_streak if win.winner_is_dealer else 1

@@ -186,6 +186,37 @@ def test_nanchang_spirit_groups() -> None:
     assert [p["code"] for p in result["patterns"]] == ["plain", "self_draw"]
 
 
+GUIYANG_EIGHT_DOTS = {
+    "city": "guiyang",
+    "hand": "234m567m1s2s3s88p",
+    "win_tile": "8p",
+    "melds": [{"kind": "kong", "tiles": "5555p", "from": 2}],
+    "win": "self_draw",
+    "winner": 0,
+    "indicator": "8s",
+}
+
+
+def test_guiyang_black_chicken() -> None:
+    """003's worked example with 88p for the pair (wild chicken 9s, not held): 1 hand + 1
+    chicken (1s) + 1 bean = 3 from each, then 1 bean and 1 chicken at once: (15, −5, −5, −5).
+    With ``black_chicken`` the two 8 dots are worth 2 each: chickens 1 + 4 = 5, the hand
+    1 + 5 + 1 = 7 from each, and 4 more at once for them: 7 + 1 + 1 + 4 = 13 from each."""
+    assert run(GUIYANG_EIGHT_DOTS)["deltas"] == [15, -5, -5, -5]
+    result = scored(GUIYANG_EIGHT_DOTS, black_chicken=True)
+    assert result["deltas"] == [39, -13, -13, -13]
+    assert items(result, "black_chicken") == [(1, 0, 4), (2, 0, 4), (3, 0, 4)]
+
+
+def test_guiyang_black_chicken_held_by_another_seat() -> None:
+    """Seat 1 holds one 8 dots: 2 from each of the others (the dealer's 13 − 2 = 11 from
+    seat 1, 13 + 2 from seats 2 and 3)."""
+    request = {**GUIYANG_EIGHT_DOTS, "chickens": [[], ["8p"], [], []]}
+    assert scored(request, black_chicken=True)["deltas"] == [37, -7, -15, -15]
+    with pytest.raises(ScoringInputError, match=r"^chickens\[1\]: '8p' is not a chicken"):
+        run(request)
+
+
 NANCHANG_LONE_SECONDARY = {
     "city": "nanchang",
     "hand": "123m456p78p4s789s55z",
@@ -209,6 +240,7 @@ def test_nanchang_indomitable_plus_ten() -> None:
 # -- invariants -----------------------------------------------------------------------------------
 VARIANTS: dict[str, dict[str, st.SearchStrategy[Any]]] = {
     "shaanxi": {"pure_suit_double": st.booleans()},
+    "guiyang": {"black_chicken": st.booleans()},
     "nanchang": {
         "spirit_groups": st.booleans(),
         "indomitable": st.sampled_from(["double", "plus_ten"]),
