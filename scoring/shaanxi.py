@@ -45,6 +45,8 @@ DEALER_MULTIPLIER = 2
 MAX_ANTE = 4
 #: House variant ``pure_suit_double`` (not in the seed): a pure suit 清一色 doubles the hand.
 PURE_SUIT_MULTIPLIER = 2
+#: House variant ``discarder_pays_all`` 点炮包三家: the discarder pays the three shares.
+SHARES_OF_ALL = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +147,11 @@ class ShaanxiOptions(HouseRules):
         False,
         "清一色翻倍: a hand of one suit (no honors, melds included) doubles the hand payment, "
         "a special hand's multiplier too; Pao Zi and kongs are not doubled",
+    )
+    discarder_pays_all: bool = setting(
+        False,
+        "点炮包三家: on a discard (or robbed kong) the discarder pays the hand for all three "
+        "seats (× 3), as Shaanxi rooms without Pao Zi play; its own Pao Zi is unchanged",
     )
 
 
@@ -359,6 +366,14 @@ class Shaanxi(City[ShaanxiOptions, ShaanxiTable]):
         amount = hand_payment(base, win_type, dealer, special, pure)
         payers = hand_payers(win)
         text = f"{win_type.name}: {' × '.join(factors)} = {amount}"
+        if request.options.discarder_pays_all and win.method.has_discarder:
+            patterns.append(
+                Pattern(
+                    "discarder_pays_all", "Discarder pays for all 点炮包三家", SHARES_OF_ALL, "x"
+                )
+            )
+            amount *= SHARES_OF_ALL
+            text += f"; × {SHARES_OF_ALL}, the discarder pays for all three (点炮包三家)"
         settlement = Settlement().each_pays(win.winner, amount, "hand", text, payers=payers)
         winner_ante = table.paozi[win.winner]
         paozi: dict[str, int] = {}

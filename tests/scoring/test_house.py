@@ -164,6 +164,19 @@ def test_shaanxi_pure_suit_double_needs_one_suit_without_honors() -> None:
     assert scored(SHAANXI_PAOZI, pure_suit_double=True)["deltas"] == [0, 18, 0, -18]
 
 
+def test_shaanxi_discarder_pays_all() -> None:
+    """The Pao Zi check with 点炮包三家: the discarder (seat 3) pays the hand 3 for all three
+    seats, 9, and its Pao Zi (3 + 2) × 3 = 15 as before: (0, 24, 0, −24)."""
+    result = scored(SHAANXI_PAOZI, discarder_pays_all=True)
+    assert result["deltas"] == [0, 24, 0, -24]
+    assert items(result, "hand") == [(3, 1, 9)]
+
+
+def test_shaanxi_discarder_pays_all_leaves_a_self_draw_alone() -> None:
+    """A self-draw is paid by each of three anyway: 6 from each."""
+    assert scored(SHAANXI_PURE, discarder_pays_all=True)["deltas"] == [-6, 18, -6, -6]
+
+
 NANCHANG_SPIRIT_PAIR = {
     "city": "nanchang",
     "hand": "1p1p3p3p4p4p9p9p3s4s5s5s6s6s",
@@ -239,7 +252,7 @@ def test_nanchang_indomitable_plus_ten() -> None:
 
 # -- invariants -----------------------------------------------------------------------------------
 VARIANTS: dict[str, dict[str, st.SearchStrategy[Any]]] = {
-    "shaanxi": {"pure_suit_double": st.booleans()},
+    "shaanxi": {"pure_suit_double": st.booleans(), "discarder_pays_all": st.booleans()},
     "guiyang": {"black_chicken": st.booleans()},
     "nanchang": {
         "spirit_groups": st.booleans(),

@@ -92,7 +92,13 @@ def test_first_turn_and_last_tile_are_ignored_with_a_warning() -> None:
 def test_city_describes_its_options_and_fields() -> None:
     (city,) = [c for c in describe_cities() if c["name"] == "shaanxi"]
     options = {o["name"]: o for o in city["options"]}
-    assert list(options) == ["cap", "dealer_double", "base_score", "pure_suit_double"]
+    assert list(options) == [
+        "cap",
+        "dealer_double",
+        "base_score",
+        "pure_suit_double",
+        "discarder_pays_all",
+    ]
     assert options["base_score"] == {
         "name": "base_score",
         "type": "integer",
