@@ -59,6 +59,11 @@ class NanningOptions(HouseRules):
     allow_chow_claim: bool = setting(
         False, "accept exposed chows (the seed describes claiming only pungs and kongs)"
     )
+    plain_needs_self_draw: bool = setting(
+        False,
+        "平胡需自摸: a hand worth only the plain row cannot win on a discard (as Nanning rooms "
+        "offer; matters when min_points lets a plain discard win through)",
+    )
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,12 @@ class NanningTable:
             raise ScoringInputError(
                 "fishing", f"'{shown}' holds a flower; nanning is played without flowers"
             )
+
+
+class NanningReason(StrEnum):
+    """Nanning's own result codes (besides the shared ones)."""
+
+    PLAIN_NEEDS_SELF_DRAW = "plain_needs_self_draw"
 
 
 # -- the table's rows --------------------------------------------------------------------------
@@ -447,6 +458,21 @@ class Nanning(City[NanningOptions, NanningTable]):
         results = [self._score_reading(request, v) for v in self._valuations(request, readings)]
         best = max(results, key=lambda r: r.deltas[win.winner])
         best = replace(best, details={**best.details, "readings": len(readings)})
+        if (
+            options.plain_needs_self_draw
+            and not win.is_self_drawn
+            and table.hand_points is None
+            and [p.code for p in best.patterns] == [RowCode.PLAIN.value]
+        ):
+            return Result.invalid(
+                self.name,
+                NanningReason.PLAIN_NEEDS_SELF_DRAW,
+                "a plain hand wins only by self-draw at this table (平胡需自摸)",
+                decomposition=best.decomposition,
+                patterns=best.patterns,
+                warnings=best.warnings,
+                details=best.details,
+            )
         normal_total = _points(best) * (3 if win.is_self_drawn else 1)
         if options.min_points and normal_total < options.min_points:
             return Result.invalid(

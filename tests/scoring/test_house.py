@@ -199,6 +199,32 @@ def test_nanchang_spirit_groups() -> None:
     assert [p["code"] for p in result["patterns"]] == ["plain", "self_draw"]
 
 
+NANNING_PLAIN_DISCARD = {
+    "city": "nanning",
+    "hand": "234m567p789s55s",
+    "win_tile": "5s",
+    "melds": [{"kind": "pung", "tiles": "777z", "from": 0}],
+    "win": "discard",
+    "winner": 1,
+    "discarder": 0,
+}
+
+
+def test_nanning_plain_needs_self_draw() -> None:
+    """A plain hand won on the dealer's discard is worth the plain row, 2: with no minimum
+    the dealer pays 2; with 平胡需自摸 it does not win at all."""
+    assert scored(NANNING_PLAIN_DISCARD, min_points=0)["deltas"] == [-2, 2, 0, 0]
+    result = scored(NANNING_PLAIN_DISCARD, min_points=0, plain_needs_self_draw=True)
+    assert (result["valid"], result["reason"]) == (False, "plain_needs_self_draw")
+
+
+def test_nanning_plain_needs_self_draw_leaves_a_self_draw_alone() -> None:
+    """The same hand self-drawn: plain 3 from each, well over the minimum of 9."""
+    request = {**NANNING_PLAIN_DISCARD, "win": "self_draw", "discarder": None}
+    result = scored(request, plain_needs_self_draw=True)
+    assert result["deltas"] == [-3, 9, -3, -3]
+
+
 GUIYANG_EIGHT_DOTS = {
     "city": "guiyang",
     "hand": "234m567m1s2s3s88p",
@@ -254,6 +280,7 @@ def test_nanchang_indomitable_plus_ten() -> None:
 VARIANTS: dict[str, dict[str, st.SearchStrategy[Any]]] = {
     "shaanxi": {"pure_suit_double": st.booleans(), "discarder_pays_all": st.booleans()},
     "guiyang": {"black_chicken": st.booleans()},
+    "nanning": {"plain_needs_self_draw": st.booleans()},
     "nanchang": {
         "spirit_groups": st.booleans(),
         "indomitable": st.sampled_from(["double", "plus_ten"]),
