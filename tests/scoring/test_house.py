@@ -119,8 +119,8 @@ def test_shaanxi_already_doubles_a_dealer_win() -> None:
 
 
 def test_shaanxi_dealer_pays_double_but_not_its_paozi() -> None:
-    """The Pao Zi check with the dealer as the discarder (seat 0, ante 3): hand 3 × 2 = 6,
-    Pao Zi (3 + 2) × 3 = 15 not doubled; the dealer pays 21."""
+    """The Pao Zi check with the dealer as the discarder (seat 0, ante 3): the hand 3 and
+    Pao Zi (3 + 2) × 1 × 3 = 15, 18; doubled, the hand is 3 + 3 and Pao Zi stays 15: 21."""
     request = {**SHAANXI_PAOZI, "discarder": 0, "paozi": [3, 2, 0, 0]}
     assert run(request)["deltas"] == [-18, 18, 0, 0]
     result = scored(request, dealer_double=True)
