@@ -1,10 +1,16 @@
-"""Service benchmark: requests/s and latency (p50/p90) of ``POST /v1/score`` with real photos
-at concurrency 1, 4 and 16, against ``hupai serve`` started on loopback with the shipped
-model; the peer is the same work without HTTP — decode, read, annotate and score in a loop in
-this process — so the ratio is what the service adds (upload, multipart, threads, JSON).
+"""Service benchmark: photos per second and latency (p50/p90) of ``POST /v1/score`` with real
+photos from 1 and 4 clients (``--clients``), against ``hupai serve`` started on loopback with
+the shipped pair (or ``--model``/``--namer``); the peer is the same work without HTTP —
+decode, read, annotate and score in a loop in this process — so the ratio is what the
+service adds (upload, multipart, threads, JSON).
 
-    .venv/bin/python bench/service.py [--photos DIR] [-n 48] [--model M] [--threads T]
-        [--read-concurrency K] [--image base64|url|none]
+``--soak SECONDS``: then photos from 4 clients for that long, the server's resident memory
+(RSS, its process and children) sampled every second: start, end and largest, so one can see
+it stays flat.
+
+    .venv/bin/python bench/service.py [--photos DIR] [-n 48] [--model M] [--namer N]
+        [--threads T] [--read-concurrency K] [--clients 1 4] [--soak 300]
+        [--image base64|url|none]
 
 Photos default to the real test split in ../shared (Roboflow "Chinese Mahjong Detection"
 v4). Other load on the machine (a training job) skews the figures: run it twice.
@@ -31,12 +37,14 @@ CONTEXT = {"city": "shaanxi", "win": "self_draw", "winner": 0}
 
 
 def start_server(
-    port: int, model: str | None, threads: int | None, concurrency: int
+    port: int, model: str | None, namer: str | None, threads: int | None, concurrency: int
 ) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-m", "hupai", "serve", "--port", str(port), "--log-level", "warning"]
     cmd += ["--read-concurrency", str(concurrency)]
     if model:
         cmd += ["--model", model]
+    if namer:
+        cmd += ["--namer", namer]
     if threads:
         cmd += ["--threads", str(threads)]
     proc = subprocess.Popen(cmd, cwd=ROOT)
@@ -74,8 +82,55 @@ def run(url: str, photos: list[bytes], concurrency: int, image: str) -> tuple[fl
         return len(photos) / (time.perf_counter() - began), latencies
 
 
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process and its children, MB."""
+    import psutil
+
+    proc = psutil.Process(pid)
+    procs = [proc, *proc.children(recursive=True)]
+    return float(sum(p.memory_info().rss for p in procs)) / 2**20
+
+
+def soak(
+    url: str, photos: list[bytes], seconds: float, pid: int, image: str, clients: int = 4
+) -> None:
+    """Photos from ``clients`` clients for ``seconds``; the server's RSS sampled each second."""
+    samples = [(0.0, rss_mb(pid))]
+    done: list[float] = []
+    began = time.monotonic()
+
+    def client(k: int) -> None:
+        with httpx.Client(timeout=120) as c:
+            i = k
+            while time.monotonic() - began < seconds:
+                done.append(post(c, url, photos[i % len(photos)], image))
+                i += clients
+
+    with ThreadPoolExecutor(clients) as pool:
+        running = [pool.submit(client, k) for k in range(clients)]
+        while not all(f.done() for f in running):
+            time.sleep(1.0)
+            samples.append((time.monotonic() - began, rss_mb(pid)))
+        for f in running:
+            f.result()  # a failed request ends the soak with its message
+    elapsed = time.monotonic() - began
+    values = [mb for _, mb in samples]
+    tail = values[len(values) // 2 :]
+    print(
+        f"\nsoak: {clients} clients, {elapsed:.0f} s, {len(done)} photos "
+        f"({len(done) / elapsed:.2f} photos/s, p50 {pct(done, 50):.0f} ms, "
+        f"p90 {pct(done, 90):.0f} ms)"
+    )
+    print(
+        f"server RSS MB: start {values[0]:.0f}, end {values[-1]:.0f}, max {max(values):.0f}; "
+        f"second half min {min(tail):.0f} max {max(tail):.0f}"
+    )
+    step = max(1, len(samples) // 10)
+    print("  " + "  ".join(f"{t:.0f}s:{mb:.0f}" for t, mb in samples[::step]))
+
+
 def in_process(
-    photos: list[bytes], model: str | None, threads: int | None
+    photos: list[bytes], model: str | None, namer: str | None, threads: int | None
 ) -> tuple[float, list[float]]:
     """The peer: the same pipeline as the route, called directly."""
     from scoring import ScoringInputError, result_to_dict, score
@@ -83,7 +138,8 @@ def in_process(
     from service.reader import load_reader
     from service.settings import Settings
 
-    settings = Settings(_env_file=None, **({"model": model} if model else {}))  # type: ignore[arg-type]
+    given = {k: v for k, v in (("model", model), ("namer", namer)) if v}
+    settings = Settings(_env_file=None, **given)  # type: ignore[arg-type]
     reader = load_reader(settings.model_file(), threads, settings.namer_file())
     latencies = []
 
@@ -117,7 +173,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--photos", type=Path, default=SHARED_TEST)
     parser.add_argument("-n", type=int, default=48, help="requests per concurrency level")
-    parser.add_argument("--model", default=None)
+    parser.add_argument("--model", default=None, help="finder ONNX (default: the shipped one)")
+    parser.add_argument("--namer", default=None, help="namer ONNX (default: the shipped one)")
+    parser.add_argument(
+        "--clients", type=int, nargs="+", default=[1, 4], help="concurrent clients per row"
+    )
+    parser.add_argument("--soak", type=float, default=0, help="then soak for SECONDS")
     parser.add_argument("--threads", type=int, default=None, help="onnxruntime threads per read")
     parser.add_argument("--read-concurrency", type=int, default=1)
     parser.add_argument("--image", default="base64", choices=["base64", "url", "none"])
@@ -131,18 +192,20 @@ def main() -> None:
         sys.exit(f"bench/service.py: no photos in {args.photos}")
     photos = [files[k % len(files)].read_bytes() for k in range(args.n)]
 
-    peer_rate, peer_lat = in_process(photos, args.model, args.threads)
+    peer_rate, peer_lat = in_process(photos, args.model, args.namer, args.threads)
     print(f"photos: {args.n} from {args.photos} ({len(files)} distinct), image={args.image}")
-    print(f"{'run':<24}{'req/s':>8}{'p50 ms':>9}{'p90 ms':>9}{'× peer p50':>12}")
-    row = "{:<24}{:>8.2f}{:>9.1f}{:>9.1f}{:>12.2f}"
+    print(f"{'run':<24}{'photos/s':>9}{'p50 ms':>9}{'p90 ms':>9}{'× peer p50':>12}")
+    row = "{:<24}{:>9.2f}{:>9.1f}{:>9.1f}{:>12.2f}"
     print(row.format("in-process (peer)", peer_rate, pct(peer_lat, 50), pct(peer_lat, 90), 1))
-    proc = start_server(args.port, args.model, args.threads, args.read_concurrency)
+    proc = start_server(args.port, args.model, args.namer, args.threads, args.read_concurrency)
     try:
         url = f"http://127.0.0.1:{args.port}/v1/score"
-        for c in (1, 4, 16):
+        for c in args.clients:
             rate, lat = run(url, photos, c, args.image)
             ratio = pct(lat, 50) / pct(peer_lat, 50)
-            print(row.format(f"HTTP, concurrency {c}", rate, pct(lat, 50), pct(lat, 90), ratio))
+            print(row.format(f"HTTP, {c} client(s)", rate, pct(lat, 50), pct(lat, 90), ratio))
+        if args.soak:
+            soak(url, photos, args.soak, proc.pid, args.image)
     finally:
         proc.terminate()
         proc.wait(10)
