@@ -81,7 +81,7 @@ no choice to make
                 raise ScoringInputError(
                     "succession", f"{city.name}'s seed says who deals next; no choice to make"
                 )
-            if self.succession not in OTHER_WIN_CHOICES:
+            if not isinstance(self.succession, str) or self.succession not in OTHER_WIN_CHOICES:
                 raise ScoringInputError(
                     "succession",
                     f"{quote(self.succession)} is not one of: {', '.join(OTHER_WIN_CHOICES)}",

@@ -128,6 +128,13 @@ def test_a_succession_choice_is_refused_where_the_seed_decides() -> None:
         TableSetup("shaanxi", succession="winner").check()
 
 
+@pytest.mark.parametrize("choice", [{"a": 1}, ["next"], 1, "sometimes"])
+def test_a_succession_that_is_not_next_or_winner_is_refused_by_name(choice: Any) -> None:
+    """Found by the service's OpenAPI fuzzing: an object here was a 500 (unhashable)."""
+    with pytest.raises(ScoringInputError, match=r"^succession: .* is not one of: next, winner"):
+        TableSetup("guiyang", succession=choice).check()
+
+
 # -- round wind, streak --------------------------------------------------------------------------
 def test_the_round_wind_moves_on_when_the_deal_passes_back_to_the_first_dealer() -> None:
     setup = TableSetup("shaanxi", first_dealer=1)
