@@ -6,7 +6,7 @@
 // in chair order) and the server turns them into each hand's seats.
 import { $, api, confirmAction, option, reveal, send, setStatus, showError } from "./dom.js";
 import { register } from "./hooks.js";
-import { cityTitle, errorText, isZh, onLanguage, t, windText, winText } from "./i18n.js";
+import { choiceText, cityTitle, errorText, fieldLabel, isZh, onLanguage, t, windText, winText } from "./i18n.js";
 import { series, trendChart } from "./chart.js";
 import { context, currentCity, relabelSeatSelects, renderCity, showDiscarder } from "./form.js";
 import { renderTiles, tileFields, tilesFromRequest, updateMeldSeats } from "./hand.js";
@@ -32,6 +32,7 @@ const game = {
   redo: [],
   poll: null,
 };
+const photos = new Map(); // change id → the photo of a hand this page added (for redo)
 
 // -- names ------------------------------------------------------------------------------------
 
@@ -180,10 +181,26 @@ function renderScoreboard(view) {
     card.append(head, total, m);
     box.append(card);
   });
+  $("game-rules").textContent = rulesText(view);
   const streak = next.dealer_streak > 1 ? t("streak", { n: next.dealer_streak }) : "";
   $("game-next").textContent = t("next", { wind: roundWind(next), deal: next.deal, dealer: next.dealer_name }) + streak;
   const writable = view.access === "write";
   for (const id of ["record-win", "game-draw", "game-undo", "game-redo"]) $(id).hidden = !writable;
+}
+
+/** The table's house rules and options that differ from the city's defaults, in a line. */
+function rulesText(view) {
+  const city = state.meta.cities.find((c) => c.name === view.city);
+  const given = { ...(view.options || {}), ...(view.house_rules || {}) };
+  const parts = [];
+  for (const f of (city && city.options) || []) {
+    const v = given[f.name];
+    if (v === undefined || v === f.default) continue;
+    if (f.type === "boolean") {
+      if (v) parts.push(fieldLabel(f.name));
+    } else parts.push(`${fieldLabel(f.name).replace(/（.*）$/, "")} ${f.enum ? choiceText(v) : v}`);
+  }
+  return parts.length ? `${t("house_rules_table")}: ${parts.join(" · ")}` : "";
 }
 
 function describeHand(h) {
@@ -493,7 +510,7 @@ async function addHand() {
     } else {
       body = await send("POST", `/v1/tables/${game.token}/hands`, entry);
     }
-    done({ kind: "add", number: body.hand.number, revision: body.hand.revision });
+    done({ kind: "add", number: body.hand.number, revision: body.hand.revision, entry }, game.photo);
     await refreshTable();
     stopRecording(false);
     setStatus(t("hand_added", { what: describeHand(body.hand) }));
@@ -519,7 +536,7 @@ async function addDraw() {
   }
   try {
     const body = await send("POST", `/v1/tables/${game.token}/hands`, entry);
-    done({ kind: "draw", number: body.hand.number, revision: body.hand.revision });
+    done({ kind: "draw", number: body.hand.number, revision: body.hand.revision, entry });
     $("draw-box").hidden = true;
     $("draw-kong").checked = false;
     for (const input of document.querySelectorAll("#draw-hand-inputs input")) input.value = "";
@@ -587,9 +604,10 @@ function editHand(hand) {
 
 async function saveHand() {
   const { number, revision } = game.editing;
+  const entry = tableEntry();
   try {
-    const body = await send("PUT", `/v1/tables/${game.token}/hands/${number}`, { revision, hand: tableEntry() });
-    done({ kind: "edit", number, revision: body.hand.revision });
+    const body = await send("PUT", `/v1/tables/${game.token}/hands/${number}`, { revision, hand: entry });
+    done({ kind: "edit", number, revision: body.hand.revision, entry });
     await refreshTable();
     stopRecording(false);
     setStatus(t("hand_changed"));
@@ -637,8 +655,11 @@ function saveStacks() {
   $("game-redo").disabled = game.redo.length === 0;
 }
 
-/** A change made on this phone: it can be undone; what was undone can no longer be redone. */
-function done(change) {
+/** A change made on this phone: it can be undone; what was undone can no longer be redone.
+ * ``photo``: the photo of an added hand, kept (in this page only) to add it again on redo. */
+function done(change, photo) {
+  change.id = `${Date.now()}-${Math.random()}`;
+  if (photo) photos.set(change.id, photo);
   game.undo.push(change);
   game.redo = [];
   saveStacks();
@@ -649,41 +670,70 @@ function changeText(c) {
   return t(`act_${c.kind}`, { n });
 }
 
-/** The hand as the change left it is still so (no other phone changed it since). */
-async function unchanged(change) {
-  try {
-    const hand = await api(`/v1/tables/${game.token}/hands/${change.number}`);
-    return hand.revision === change.revision;
-  } catch (e) {
-    return false;
-  }
-}
-
-/** Move the latest change of ``from`` to ``to``, by undoing it at the server (the server's
- * undo of a hand goes back one version, so undoing an undo redoes the change). */
-async function step(from, to, doneKey, emptyKey) {
-  const change = from[from.length - 1];
-  if (!change) return setStatus(t(emptyKey));
-  const text = changeText(change);
-  if (!(await unchanged(change))) {
-    from.pop();
-    saveStacks();
-    return showError({ local: t("undo_changed_elsewhere", { n: text }) });
-  }
+/** Undo this phone's latest change: the server puts that hand back as it was before it
+ * (undoing an add deletes the hand). The change moves to the redo stack. */
+async function undo() {
+  const change = game.undo[game.undo.length - 1];
+  if (!change) return setStatus(t("nothing_to_undo"));
+  if (!(await stillAsLeft(change, game.undo))) return;
   try {
     const body = await api(`/v1/tables/${game.token}/hands/${change.number}/undo`, { method: "POST" });
-    from.pop();
-    to.push({ ...change, revision: body.hand.revision });
+    game.undo.pop();
+    game.redo.push({ ...change, revision: body.hand.revision });
     saveStacks();
     await refreshTable();
-    setStatus(t(doneKey, { what: text }));
+    setStatus(t("undone_what", { what: changeText(change) }));
   } catch (err) {
     showError(err);
   }
 }
 
-const undo = () => step(game.undo, game.redo, "undone_what", "nothing_to_undo");
-const redo = () => step(game.redo, game.undo, "redone_what", "nothing_to_redo");
+/** Make the latest undone change again: an added hand or draw is added again (with its
+ * photo while this page still holds it), an edit is saved again, a delete deleted again. */
+async function redo() {
+  const change = game.redo[game.redo.length - 1];
+  if (!change) return setStatus(t("nothing_to_redo"));
+  if (!(await stillAsLeft(change, game.redo))) return;
+  const base = `/v1/tables/${game.token}`;
+  try {
+    let body;
+    if (change.kind === "edit") {
+      body = await send("PUT", `${base}/hands/${change.number}`, { revision: change.revision, hand: change.entry });
+    } else if (change.kind === "delete") {
+      body = await api(`${base}/hands/${change.number}?revision=${change.revision}`, { method: "DELETE" });
+    } else if (photos.has(change.id)) {
+      const form = new FormData();
+      form.append("photo", photos.get(change.id), "photo.jpg");
+      form.append("context", JSON.stringify(change.entry));
+      body = await api(`${base}/photo`, { method: "POST", body: form });
+    } else {
+      body = await send("POST", `${base}/hands`, change.entry);
+    }
+    game.redo.pop();
+    game.undo.push({ ...change, number: body.hand.number, revision: body.hand.revision });
+    saveStacks();
+    await refreshTable();
+    setStatus(t("redone_what", { what: changeText(change) }));
+  } catch (err) {
+    showError(err);
+  }
+}
+
+/** Whether the hand is still as this phone's change (or undo) left it; if another phone
+ * changed it since, the change leaves its stack, saying why. */
+async function stillAsLeft(change, stack) {
+  let hand = null;
+  try {
+    hand = await api(`/v1/tables/${game.token}/hands/${change.number}`);
+  } catch (e) {
+    hand = null;
+  }
+  if (hand && hand.revision === change.revision) return true;
+  stack.pop();
+  saveStacks();
+  showError({ local: t("undo_changed_elsewhere", { n: changeText(change) }) });
+  return false;
+}
 
 // -- a new table, leaving it ------------------------------------------------------------------
 
@@ -697,9 +747,15 @@ function fillDealerChoice() {
   );
 }
 
+/** The new table's dialog holds the city's option widgets (house rules first) while open;
+ * they go back to the one-hand form when it closes. */
 function openNewTable() {
   fillDealerChoice();
   const city = currentCity();
+  $("nt-tip").textContent = t("new_table_tip", { city: cityTitle(city) });
+  $("nt-options").append($("city-options"));
+  $("nt-options").hidden = city.options.length === 0;
+  $("new-table").addEventListener("close", () => $("options-box").append($("city-options")), { once: true });
   $("nt-succession-label").hidden = !(city.succession && city.succession.other_win_option);
   $("nt-error").hidden = true;
   $("new-table").showModal();
