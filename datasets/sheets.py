@@ -28,6 +28,53 @@ PACKAGES = ("xmahjongg", "gnome-mahjongg")
 REAL_GIF = "usr/share/games/xmahjongg/tiles/real.gif"
 SMOOTH_PNG = "usr/share/gnome-mahjongg/themes/smooth.png"
 KANGXI_PNG = "usr/share/gnome-mahjongg/themes/edu_kang_xi.png"
+#: A drawn set no model is trained on: the held-out art of the leave-one-set-out measure
+#: (``bench/heldout.py``). 21 × 4 tiles of 64 × 80; the lower two rows repeat the upper two.
+HELD_OUT_GIF = "usr/share/games/xmahjongg/tiles/dorothys.gif"
+HELD_OUT_ORDER = [
+    "1p",
+    "2p",
+    "3p",
+    "4p",
+    "5p",
+    "6p",
+    "7p",
+    "8p",
+    "9p",
+    "4z",
+    "3z",
+    "2z",
+    "1z",
+    "7z",
+    "6z",
+    "1m",
+    "2m",
+    "3m",
+    "4m",
+    "5m",
+    "6m",
+    "7m",
+    "8m",
+    "9m",
+    "1s",
+    "2s",
+    "3s",
+    "4s",
+    "5s",
+    "6s",
+    "7s",
+    "8s",
+    "9s",
+    "5f",
+    "6f",
+    "7f",
+    "8f",
+    "5z",
+    "4f",
+    "2f",
+    "1f",
+    "3f",
+]
 
 #: real.gif: 9 × 5 cells; None = the sheet's credits
 REAL_GRID = (
@@ -222,3 +269,23 @@ def row_scene(rng: Rng, tiles: list[SheetTile], size: int = 320) -> RowScene:
     return RowScene(
         np.asarray(image, np.uint8), np.asarray(out_boxes, np.float64).reshape(-1, 4), classes
     )
+
+
+def held_out_glyphs(root: Path) -> dict[int, list[NDArray[np.uint8]]]:
+    """The held-out set's faces as glyphs for :class:`datasets.synth.render.Renderer`:
+    BGRA, the ivory face keyed out (ink where the colour departs from it), cropped to ink."""
+    from datasets.synth.art import crop_to_ink
+
+    sheet = _read(root / HELD_OUT_GIF)
+    glyphs: dict[int, list[NDArray[np.uint8]]] = {}
+    for k, name in enumerate(HELD_OUT_ORDER):
+        row, col = divmod(k, 21)
+        face = sheet[row * 80 + 3 : row * 80 + 74, col * 64 + 6 : col * 64 + 60]
+        ivory = np.median(np.concatenate([face[:3].reshape(-1, 3), face[-3:].reshape(-1, 3)]), 0)
+        distance = np.abs(face.astype(np.float32) - ivory).sum(axis=2)
+        alpha = np.clip((distance - 40) * 4, 0, 255).astype(np.uint8)
+        glyph = crop_to_ink(np.dstack([face, alpha]))
+        glyphs.setdefault(_cls(name), []).append(
+            glyph if glyph.size else np.zeros((1, 1, 4), np.uint8)
+        )
+    return glyphs
