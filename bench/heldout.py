@@ -46,7 +46,9 @@ def write_scenes(renderer: Renderer, out: Path, n: int, seed: int) -> Path:
         scene = renderer.render(np.random.default_rng([seed, i]), 640)
         h, w = scene.image.shape[:2]
         cv2.imwrite(
-            str(images / f"{i:05d}.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, scene.quality]
+            str(images / f"{i:05d}.jpg"),
+            scene.image,
+            [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality],
         )
         rows = []
         for cls, (x1, y1, x2, y2) in scene.labels:
