@@ -120,7 +120,7 @@ TABLE_SCHEMA: dict[str, Any] = {
             "description": "four names in chair order (turn order)",
         },
         "name": {"type": "string", "description": "a name for the table"},
-        "options": OPTIONS_SCHEMA,
+        "options": {**OPTIONS_SCHEMA, "type": ["object", "null"]},
         "first_dealer": {"type": "integer", "minimum": 0, "maximum": 3, "default": 0},
         "starting_points": {"type": "integer", "default": 0},
         "rate": {"type": ["string", "number", "null"], "description": "money per point"},
