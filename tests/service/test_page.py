@@ -14,28 +14,17 @@ from typing import Any
 
 import pytest
 from conftest import FakeReader, hand_detections, jpeg, live_server
+from pagekit import CHROMIUM, FLAGS, PORTRAIT
 
 from service.api import get_reader
 from service.app import create_app
 from service.settings import Settings
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 if not Path(CHROMIUM).exists():
     pytest.skip(
         "Debian's chromium is not installed (the Makefile installs it)", allow_module_level=True
     )
 sync_api = pytest.importorskip("playwright.sync_api")
-
-#: Flags for a headless Chromium on a machine with no network beyond loopback.
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture(scope="module")
@@ -67,9 +56,7 @@ def browser_page(url: str, locale: str = "en-US") -> Iterator[Any]:
     a Content-Security-Policy violation."""
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        context = browser.new_context(
-            viewport={"width": 390, "height": 844}, has_touch=True, locale=locale
-        )
+        context = browser.new_context(viewport=PORTRAIT, has_touch=True, locale=locale)
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
