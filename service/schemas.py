@@ -99,10 +99,16 @@ class Reading(BaseModel):
     set_apart: str = Field(description="indicator or fishing tiles")
     request: dict[str, Any] = Field(description="the score-request fields this photo gives")
     warnings: list[ReadingWarning]
+    confident: bool = Field(
+        False,
+        description="the photo can be trusted as read: tiles were found, none needs a check "
+        "and no warning doubts a tile (whether they make a winning hand is the score's "
+        "verdict); see docs/reading.md",
+    )
     detections: dict[str, list[Any]] = Field(
         description="columnar: xyxy, class_id, class_name, confidence (the chosen name's "
         "probability), alternatives (per tile: up to 3 names with probabilities, the chosen "
-        "one first), role, sideways"
+        "one first), role, sideways, check (the tile needs a look)"
     )
     alternatives: dict[str, list[list[dict[str, Any]]]] = Field(
         default_factory=dict,
