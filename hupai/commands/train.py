@@ -220,6 +220,7 @@ def _export(args: argparse.Namespace) -> int:
 
     if not args.weights.is_file():
         raise UserError(f"{args.weights}: no such weights file")
+    calib = _int8_calib(args)
     out = export_onnx(
         args.weights,
         args.out,
@@ -229,10 +230,25 @@ def _export(args: argparse.Namespace) -> int:
         command=args.command,
         fp16_weights=args.fp16_weights,
         finder_conf=args.finder_conf,
-        int8_calib=args.calib if args.int8 else None,
+        int8_calib=calib,
     )
     print(f"wrote {out} and {out.with_suffix('.json')}")
     return 0
+
+
+def _int8_calib(args: argparse.Namespace) -> Path | None:
+    """The real set an export calibrates its int8 copy on; checked before any export work."""
+    if not args.int8:
+        return None
+    if (
+        not (args.calib / "images" / "train").is_dir()
+        or not (args.calib / "images" / "val").is_dir()
+    ):
+        raise UserError(
+            f"--calib {args.calib}: no images/train and images/val to calibrate and check int8 "
+            "on (hupai data import-roboflow …), or pass --no-int8"
+        )
+    return Path(args.calib)
 
 
 def _quantize(args: argparse.Namespace) -> int:
@@ -328,7 +344,7 @@ def _namer_export(args: argparse.Namespace) -> int:
         version=args.version,
         data=args.data,
         command=args.command,
-        int8_calib=args.calib if args.int8 else None,
+        int8_calib=_int8_calib(args),
     )
     print(f"wrote {out} and {out.with_suffix('.json')}")
     return 0

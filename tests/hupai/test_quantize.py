@@ -133,3 +133,17 @@ def test_an_int8_finders_cut_rises_until_its_boxes_are_as_precise() -> None:
     assert q.finder_figures(int8_look, 0.25) == (1.0, 2 / 3)
     assert q.int8_finder_conf(float_look, int8_look, 0.25) == 0.275
     assert q.finder_figures(int8_look, 0.275) == (1.0, 1.0)
+
+
+def test_an_export_without_the_real_set_says_how_to_go_on(tmp_path: Path) -> None:
+    import argparse
+
+    from hupai.cli import UserError
+    from hupai.commands.train import _int8_calib
+
+    with pytest.raises(UserError, match="--no-int8"):
+        _int8_calib(argparse.Namespace(int8=True, calib=tmp_path))
+    assert _int8_calib(argparse.Namespace(int8=False, calib=tmp_path)) is None
+    for part in ("train", "val"):
+        (tmp_path / "images" / part).mkdir(parents=True)
+    assert _int8_calib(argparse.Namespace(int8=True, calib=tmp_path)) == tmp_path

@@ -74,7 +74,10 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     weights = runs / "smoke" / "weights" / "last.pt"
     assert weights.is_file()
     out = root / "model.onnx"
-    assert main(["train", "export", str(weights), "--out", str(out), "--imgsz", "160"]) == 0
+    assert (
+        main(["train", "export", str(weights), "--out", str(out), "--imgsz", "160", "--no-int8"])
+        == 0
+    )
     return out
 
 
@@ -110,7 +113,7 @@ def namer_exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert main(args) == 0  # a rerun resumes: every stage is done, nothing is redone
     best = runs / "smoke" / "weights" / "best.pt"
     out = root / "namer.onnx"
-    assert main(["train", "namer-export", str(best), "--out", str(out)]) == 0
+    assert main(["train", "namer-export", str(best), "--out", str(out), "--no-int8"]) == 0
     return out
 
 
