@@ -45,11 +45,18 @@ export function setStatus(text, busy) {
   s.classList.toggle("busy", Boolean(busy));
 }
 
-/** Bring ``el`` into view unless the player is typing in a field (an error must not pull the
- * page away from the tile or the field being fixed). */
+let heldUntil = 0;
+
+/** Keep the page where it is for ``ms`` (a tile was just fixed: its answer, even an error,
+ * must not pull the page away from it; the error is still announced). */
+export function holdScroll(ms = 1500) {
+  heldUntil = Date.now() + ms;
+}
+
+/** Bring ``el`` into view unless the player is typing in a field or has just fixed a tile. */
 export function reveal(el) {
   const typing = document.activeElement && document.activeElement.matches("input[type=text], textarea, dialog *");
-  if (typing || typeof el.scrollIntoView !== "function") return;
+  if (typing || Date.now() < heldUntil || typeof el.scrollIntoView !== "function") return;
   el.scrollIntoView({ block: "nearest", behavior: "smooth" });
 }
 

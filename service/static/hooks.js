@@ -10,11 +10,6 @@ export function register(name, fn) {
   hooks.set(name, fn);
 }
 
-/** Whether a hook ``name`` is registered. */
-export function active(name) {
-  return hooks.has(name);
-}
-
 /** Call hook ``name`` with ``args``; ``fallback(...args)`` when none is registered. */
 export function call(name, fallback, ...args) {
   const fn = hooks.get(name);

@@ -1,7 +1,7 @@
 // hupai — the tile picker: a dialog of every tile, the reader's likely names first. It keeps
 // a hand within its size (the + is gone once the hand is full) and never lets a fifth copy
 // of a tile in (those tiles are shown disabled, with the reason).
-import { $ } from "./dom.js";
+import { $, holdScroll } from "./dom.js";
 import { t, tileName } from "./i18n.js";
 import { namesOf, tilesChanged } from "./hand.js";
 import { state } from "./state.js";
@@ -91,6 +91,7 @@ export function openPicker(target) {
 }
 
 function closePicker(changed) {
+  holdScroll();
   const dialog = $("picker");
   if (dialog.open) dialog.close();
   state.picker = null;
