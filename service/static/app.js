@@ -13,7 +13,7 @@
 //   scoring.js   scoring the tiles and drawing the score
 //   table.js     the scoreboard, recording, history, trend, settlement, live view, QR
 //   chart.js, settle.js, qr.js   the trend chart, fewest transfers, the QR code
-import { $, showError } from "./dom.js";
+import { $, api, showError } from "./dom.js";
 import { applyStaticText, isZh, onLanguage, setLanguage } from "./i18n.js";
 import { fillTable, redrawForm, renderCity, showDiscarder } from "./form.js";
 import { addMeld, ensureTiles, renderTiles, updateMeldSeats } from "./hand.js";
@@ -23,7 +23,6 @@ import { renderReading, startReading } from "./reading.js";
 import { redrawScore, rescore } from "./scoring.js";
 import { state } from "./state.js";
 import { startTable } from "./table.js";
-import { api } from "./dom.js";
 
 async function start() {
   applyStaticText();

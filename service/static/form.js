@@ -2,12 +2,11 @@
 // built from GET /v1/cities; context() is the score request less its tiles.
 import { $, option } from "./dom.js";
 import { call } from "./hooks.js";
-import { choiceText, fieldDoc, fieldLabel, isZh, t, windText } from "./i18n.js";
+import { choiceText, cityTitle, fieldDoc, fieldLabel, isZh, meldText, t, windText, winText } from "./i18n.js";
 import { renderTiles } from "./hand.js";
 import { rescore } from "./scoring.js";
 import { state } from "./state.js";
 import { MELD_SIZE } from "./tiles.js";
-import { cityTitle, meldText, winText } from "./i18n.js";
 
 // The tiles set apart above the hand are read from the photo, not typed in the form.
 const PHOTO_FIELDS = new Set(["indicator", "fishing"]);

@@ -1,7 +1,7 @@
 // hupai — reading a photo: made small in the browser, sent with its progress shown, the
 // reading drawn (warnings, a suggestion only when it is likely, the annotated photo that a
 // player taps to fix the tile under a finger).
-import { $, reveal, setStatus, showError } from "./dom.js";
+import { $, setStatus, showError } from "./dom.js";
 import { call } from "./hooks.js";
 import { adviceText, t, tileName, warningText } from "./i18n.js";
 import { context } from "./form.js";
