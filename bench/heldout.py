@@ -88,10 +88,9 @@ def failure_kinds(truth: Detections, read: Detections, w: int, h: int) -> Counte
 
 
 def measure(folder: Path, model: str | None, namer: str | None) -> dict[str, float | None]:
-    from hupai.evaluation import find_samples, load_truth
+    from hupai.evaluation import dataset_class_map, find_samples, load_truth
     from vision.detector import Detector, load_image
     from vision.namer import Namer
-    from hupai.evaluation import dataset_class_map
     from vision.reading import default_namer, read_image
 
     detector = Detector(model, threads=1)
