@@ -40,6 +40,7 @@ from scoring.quoting import quote
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 MAX_NAME = 40
+MAX_TABLE_NAME = 200
 MAX_HANDS = 100_000
 
 
@@ -706,7 +707,13 @@ def _table_spec(data: Mapping[str, Any]) -> dict[str, Any]:
             f"players: expected 4 names in chair order (turn order), got {quote(players)}",
             "players",
         )
-    names = [p.strip()[:MAX_NAME] for p in players]
+    for i, p in enumerate(players):
+        if len(p.strip()) > MAX_NAME:  # refused, not cut: a name is kept as given
+            raise Invalid(
+                f"players[{i}]: a name of {len(p.strip())} characters; at most {MAX_NAME}",
+                f"players[{i}]",
+            )
+    names = [p.strip() for p in players]
     # names are how players are told apart when typed (the CLI's --winner Ann): "ann" and
     # "Ann" would be the same player there
     if len({n.casefold() for n in names}) != 4:
@@ -717,6 +724,8 @@ def _table_spec(data: Mapping[str, Any]) -> dict[str, Any]:
     name = data.get("name", "")
     if not isinstance(name, str):
         raise Invalid(f"name: expected text, got {quote(name)}", "name")
+    if len(name.strip()) > MAX_TABLE_NAME:  # refused, not cut: a name is kept as given
+        raise Invalid(f"name: {len(name.strip())} characters; at most {MAX_TABLE_NAME}", "name")
     options = data.get("options", {})
     if options is None:
         options = {}
@@ -737,7 +746,7 @@ def _table_spec(data: Mapping[str, Any]) -> dict[str, Any]:
     except ScoringInputError as exc:
         raise Invalid.of(exc) from None
     return {
-        "name": name.strip()[:200],
+        "name": name.strip(),
         "city": get_city(setup.city).name,
         "options": dict(options),
         "players": names,

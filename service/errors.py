@@ -111,6 +111,29 @@ def _field_path(loc: tuple[Any, ...] | list[Any]) -> str:
     return out or "request"
 
 
+#: Pydantic's messages that name Python types, said in JSON's words.
+_PLAIN = {
+    "dict_type": "expected a JSON object",
+    "model_attributes_type": "expected a JSON object",
+    "list_type": "expected a JSON array",
+    "int_type": "expected a whole number",
+    "int_parsing": "expected a whole number",
+    "int_from_float": "expected a whole number",
+    "float_type": "expected a number",
+    "float_parsing": "expected a number",
+    "bool_type": "expected true or false",
+    "bool_parsing": "expected true or false",
+    "string_type": "expected text",
+    "json_invalid": "not valid JSON",
+    "missing": "required",
+}
+
+
+def _plain(error: Any) -> str:
+    """A validation error's message without Python's type names."""
+    return _PLAIN.get(str(error.get("type")), str(error.get("msg", "invalid")).lower())
+
+
 def install(app: FastAPI) -> None:
     """Route every failure through :class:`ApiError`'s shape."""
 
@@ -123,7 +146,7 @@ def install(app: FastAPI) -> None:
         errors = exc.errors()
         first = errors[0] if errors else {"loc": (), "msg": "invalid request"}
         field = _field_path(tuple(first.get("loc", ())))
-        message = f"{field}: {str(first.get('msg', 'invalid')).lower()}"
+        message = f"{field}: {_plain(first)}"
         if len(errors) > 1:
             message += f" (and {len(errors) - 1} more)"
         return ApiError(422, "invalid_request", message, field=field).response()

@@ -8,12 +8,11 @@ from typing import Any
 from fastapi import UploadFile
 
 from scoring import ScoringInputError, city_names, get_city
-from scoring.request import loads_request
 from scoring.tiles import Tile, TileError
 from service.errors import ApiError
 from service.pipeline import PhotoRead
 from service.settings import Settings
-from service.text import check_text
+from service.text import read_json
 
 PHOTO_DOC = "the photo: JPEG, PNG, WebP, BMP, TIFF or GIF (docs/reading.md says how to shoot)"
 
@@ -79,17 +78,5 @@ def no_tiles(read: PhotoRead) -> None:
 
 
 def parse_json(text: str | bytes, field: str) -> Any:
-    """JSON as ``hupai score`` reads it (no duplicate keys, no NaN/Infinity, text that is
-    text), errors as 422.
-
-    >>> parse_json('{"a": 1, "a": 2}', "context")
-    Traceback (most recent call last):
-    ...
-    service.errors.ApiError: context: key 'a' appears twice in one object
-    """
-    try:
-        value = loads_request(text, field)
-    except ScoringInputError as exc:
-        raise ApiError(422, "invalid_request", str(exc), field=field) from None
-    check_text(value, field)
-    return value
+    """JSON in a form field or a body, read by the API's one reader (:func:`read_json`)."""
+    return read_json(text, field)

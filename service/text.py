@@ -14,12 +14,13 @@ service.errors.ApiError: request.players[1]: not text: a lone surrogate \\ud800 
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from scoring import ScoringInputError
+from scoring.request import loads_request
 from service.errors import ApiError, send_error
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -36,8 +37,9 @@ def check_text(value: Any, field: str) -> None:
             _check_string(item, path)
         elif isinstance(item, dict):
             for key, inner in item.items():
-                _check_string(str(key), f"{path}.{key!s:.40}")
-                stack.append((inner, f"{path}.{key}"))
+                inner_path = f"{path}.{key}" if path else str(key)
+                _check_string(str(key), inner_path[:120])
+                stack.append((inner, inner_path))
         elif isinstance(item, list):
             stack.extend((inner, f"{path}[{i}]") for i, inner in enumerate(item))
 
@@ -61,10 +63,57 @@ def _check_string(text: str, path: str) -> None:
         )
 
 
+#: The longest number a request may write (digits): far beyond any score or count, far below
+#: Python's own limit, whose message would advise ``sys.set_int_max_str_digits``.
+MAX_DIGITS = 100
+#: The name :func:`read_json` gives a whole request body.
+BODY = "request"
+
+
+def read_json(data: str | bytes, field: str) -> Any:
+    """The API's one JSON reader: JSON as ``hupai score`` reads it (UTF-8, no duplicate keys,
+    no NaN/Infinity), numbers of at most :data:`MAX_DIGITS` digits, text that is text; every
+    refusal a 422 naming ``field``.
+
+    >>> read_json('{"a": 1, "a": 2}', "context")
+    Traceback (most recent call last):
+    ...
+    service.errors.ApiError: context: key 'a' appears twice in one object
+    >>> read_json('{"n": ' + "9" * 500 + "}", "request")
+    Traceback (most recent call last):
+    ...
+    service.errors.ApiError: request: a number 500 digits long; at most 100
+    """
+    text = data if isinstance(data, str) else data.decode("utf-8", "surrogateescape")
+    for run in re.finditer(rf"\d{{{MAX_DIGITS + 1},}}", text):
+        if _outside_strings(text, run.start()):
+            raise ApiError(
+                422,
+                "invalid_request",
+                f"{field}: a number {len(run.group())} digits long; at most {MAX_DIGITS}",
+                field=field,
+            )
+    try:
+        value = loads_request(data, field)
+    except ScoringInputError as exc:
+        message = f"{field}: nested too deeply" if "recursion" in str(exc) else str(exc)
+        raise ApiError(422, "invalid_request", message, field=field) from None
+    # a body's fields are named from its top (players[1]), a form field's from it (context.x)
+    check_text(value, "" if field == BODY else field)
+    return value
+
+
+def _outside_strings(text: str, index: int) -> bool:
+    """Whether ``index`` of a JSON text is outside any string (an even count of unescaped
+    quotes before it)."""
+    quotes = len(re.findall(r'(?<!\\)(?:\\\\)*"', text[:index]))
+    return quotes % 2 == 0
+
+
 class TextCheck:
-    """ASGI middleware: a JSON request body (already bounded by the body limit) is read,
-    parsed and checked before the app sees it, then handed on unchanged. A body that is not
-    JSON at all is left to the route to refuse."""
+    """ASGI middleware: a JSON request body (already bounded by the body limit) is read by
+    :func:`read_json` before the app sees it, then handed on unchanged — so that every JSON
+    route refuses bad JSON, long numbers and non-text alike, before anything is stored."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -83,13 +132,12 @@ class TextCheck:
             body += message.get("body", b"")
             if not message.get("more_body", False):
                 break
-        try:
-            check_text(json.loads(body), "request")
-        except ApiError as exc:
-            await send_error(send, exc)
-            return
-        except (ValueError, RecursionError):
-            pass  # not JSON (or too deep): the route's own parser says so
+        if body.strip():  # no body at all: the route says what it needs
+            try:
+                read_json(body, BODY)
+            except ApiError as exc:
+                await send_error(send, exc)
+                return
 
         async def replay() -> Message:
             return messages.pop(0) if messages else await receive()
