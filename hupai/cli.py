@@ -67,10 +67,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Options an environment variable gives when the command line does not (the model-reading
+#: commands; ``hupai serve`` reads the same variables through service/settings.py). Read
+#: here, at the entry, and nowhere in ``vision/``.
+ENVIRONMENT = {"model": "HUPAI_MODEL", "namer": "HUPAI_NAMER", "threads": "HUPAI_THREADS"}
+_READS_MODELS = {"read", "score", "label", "eval", "table", "serve"}
+
+
+def environment_defaults(args: argparse.Namespace) -> None:
+    """Fill ``--model``, ``--namer``, ``--threads`` left out from ``$HUPAI_*``."""
+    if args.command not in _READS_MODELS:
+        return
+    for option, variable in ENVIRONMENT.items():
+        value = os.environ.get(variable)
+        if not value or getattr(args, option, "absent") is not None:
+            continue
+        if option == "threads":
+            if not value.isdigit() or int(value) < 1:
+                raise UserError(f"{variable}={value!r}: expected a number of threads (1 or more)")
+            setattr(args, option, int(value))
+        else:
+            setattr(args, option, value)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        environment_defaults(args)
         return int(args.handler(args) or 0)
     except Exception as exc:
         message = known_error(exc)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,14 +114,12 @@ def check_classes(manifest: ModelManifest, source: str) -> None:
 def open_session(
     path: Path, threads: int | None, error: type[ValueError]
 ) -> tuple[Any, int | None]:
-    """An onnxruntime CPU session for ``path`` with ``threads`` (else ``$HUPAI_THREADS``,
-    else every core), telemetry off; a file it cannot load raises ``error`` naming it.
-    The settings are :func:`session_options`."""
+    """An onnxruntime CPU session for ``path`` with ``threads`` (else every core; the CLI
+    and the service's settings read ``$HUPAI_THREADS``), telemetry off; a file it cannot
+    load raises ``error`` naming it. The settings are :func:`session_options`."""
     import onnxruntime as ort
 
     ort.disable_telemetry_events()  # no usage events, no telemetry files
-    if threads is None and os.environ.get(THREADS_ENV):
-        threads = int(os.environ[THREADS_ENV])
     options = session_options(threads)
     try:
         session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
@@ -159,10 +156,8 @@ def session_options(threads: int | None) -> Any:
 
 
 def find_model(model: str | Path | None = None) -> Path:
-    """The model file to use: the argument, ``$HUPAI_MODEL``, the shipped model, or the
-    provisional development model, in that order."""
-    if model is None:
-        model = os.environ.get(MODEL_ENV) or None
+    """The model file to use: the argument (the CLI fills it from ``$HUPAI_MODEL``), the
+    shipped model, or the provisional development model, in that order."""
     if model is not None:
         path = Path(model)
         if not path.is_file():

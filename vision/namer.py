@@ -20,7 +20,6 @@ by it. Each box keeps its :data:`TOP_K` names with probabilities (:class:`Names`
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -110,12 +109,10 @@ def _triple(v: Any) -> tuple[float, float, float]:
 
 
 def find_namer(model: str | Path | None = None) -> Path:
-    """The namer file: the argument, ``$HUPAI_NAMER``, or the shipped one
-    (``models/reader.json``)."""
+    """The namer file: the argument (the CLI fills it from ``$HUPAI_NAMER``), or the shipped
+    one (``models/reader.json``)."""
     from vision.detector import shipped_file
 
-    if model is None:
-        model = os.environ.get(NAMER_ENV) or None
     if model is not None:
         path = Path(model)
     else:
