@@ -350,6 +350,20 @@ def test_typing_a_hand_shows_it_and_says_what_is_wrong(browser: Any, url: str, l
     phone.close()
 
 
+def test_below_the_minimum_keeps_its_numbers_in_chinese(browser: Any, url: str) -> None:
+    phone = Phone(browser, PORTRAIT, "zh-CN")
+    page = phone.open(url + "/")
+    page.select_option("#city", "ningbo")
+    page.select_option("#win", "discard")
+    page.get_by_test_id("notation").fill("123456m12355p789s")
+    page.locator("#indicator .chip.add").click()
+    page.locator("#picker-grid .chip[data-tile='5s']").click()  # baida: 5s, 6s
+    verdict = "没有达到起胡分：只有 1 台，宁波麻将至少要 4 台才能胡。"
+    expect(page.locator("#verdict")).to_have_text(verdict)
+    no_english(page, "a hand below the minimum")
+    phone.close()
+
+
 @pytest.mark.parametrize("viewport", [PORTRAIT, LANDSCAPE], ids=["portrait", "landscape"])
 def test_tap_a_tile_on_the_photo_to_fix_it(
     browser: Any, url: str, photo: Path, viewport: dict[str, int]
