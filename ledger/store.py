@@ -590,19 +590,18 @@ class Ledger:
         under the same table setup, so it scores the same: only its running totals move, and
         it is not scored again. Editing an early hand of a long game therefore costs a
         rewrite of the totals, not a replay of every score (unless the edit changes who deals
-        from then on). The rows are read and written as plain columns in two statements."""
+        from then on). The rows are read and written as plain columns; a hand's entry is read
+        only when it is scored again."""
         state = state or self._state_before(session, table, position)
         session.flush()  # the caller's pending changes, before rows are read and rewritten
-        rows = session.execute(
-            select(HandRow.id, HandRow.entry, HandRow.seating, HandRow.deltas, HandRow.after)
-            .where(
-                HandRow.table_id == table.id,
-                HandRow.current,
-                ~HandRow.deleted,
-                HandRow.position >= position,
-            )
-            .order_by(HandRow.position)
-        ).all()
+        in_play = select(HandRow.id, HandRow.seating, HandRow.deltas, HandRow.after).where(
+            HandRow.table_id == table.id,
+            HandRow.current,
+            ~HandRow.deleted,
+            HandRow.position >= position,
+        )
+        rows = session.execute(in_play.order_by(HandRow.position)).all()
+        entries: dict[int, Any] | None = None
         moved: list[dict[str, Any]] = []
         rescored: list[dict[str, Any]] = []
         for row in rows:
@@ -611,7 +610,11 @@ class Ledger:
                 state = _same_hand(state, row.deltas, row.after)
                 moved.append({"id": row.id, "after": state.to_dict()})
                 continue
-            state, values = _rescore(table, state, row.entry)
+            if entries is None:  # the first hand to score again: read the entries once
+                entries = dict(
+                    session.execute(in_play.with_only_columns(HandRow.id, HandRow.entry)).all()
+                )
+            state, values = _rescore(table, state, entries[row.id])
             rescored.append({"id": row.id, **values})
         for batch in (moved, rescored):
             if batch:
