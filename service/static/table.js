@@ -12,6 +12,7 @@ import { context, currentCity, relabelSeatSelects, renderCity, showDiscarder } f
 import { renderTiles, tileFields, tilesFromRequest, updateMeldSeats } from "./hand.js";
 import { showTyped } from "./notation.js";
 import { qrCanvas } from "./qr.js";
+import { openRules } from "./rules.js";
 import { clearReading, sendPhoto, showReading } from "./reading.js";
 import { rescore, rescoreNow } from "./scoring.js";
 import { fewestTransfers, money } from "./settle.js";
@@ -85,6 +86,13 @@ export async function startTable() {
   $("draw-add").addEventListener("click", addDraw);
   $("game-share").addEventListener("click", () => toggle("share-box"));
   $("game-settle").addEventListener("click", () => toggle("settle-box"));
+  $("game-rules-edit").addEventListener("click", () => {
+    const city = state.meta.cities.find((c) => c.name === game.view.city);
+    openRules(game.view, city, game.token, async () => {
+      await refreshTable();
+      setStatus(t("rules_changed"));
+    });
+  });
   $("settle-text").addEventListener("click", shareText);
   $("settle-image").addEventListener("click", saveImage);
   $("table-add").addEventListener("click", addHand);
@@ -185,7 +193,7 @@ function renderScoreboard(view) {
   const streak = next.dealer_streak > 1 ? t("streak", { n: next.dealer_streak }) : "";
   $("game-next").textContent = t("next", { wind: roundWind(next), deal: next.deal, dealer: next.dealer_name }) + streak;
   const writable = view.access === "write";
-  for (const id of ["record-win", "game-draw", "game-undo", "game-redo"]) $(id).hidden = !writable;
+  for (const id of ["record-win", "game-draw", "game-undo", "game-redo", "game-rules-edit"]) $(id).hidden = !writable;
 }
 
 /** The table's house rules and options that differ from the city's defaults, in a line. */

@@ -286,6 +286,21 @@ def test_house_rules_are_set_in_the_new_table_form(browser: Any, url: str) -> No
     deltas = record(page, 2, typed=TYPED)  # pure characters: 10 each, capped at 2
     assert deltas == [-2, -2, 6, -2]
     no_english(page, "a hand at a table with house rules")
+    add(page, None)
+    assert totals(page) == [-2, -2, 6, -2]
+    # the table agrees to lift the cap mid-game: every hand is scored again
+    page.click("#game-rules-edit")
+    rules = page.locator("#rules")
+    expect(rules.locator("input[name='cap']")).to_have_value("2")
+    assert rules.locator("input[name='dealer_double']").is_checked()
+    no_english(page, "the house rules dialog")
+    no_serious_axe(page, "the house rules dialog")
+    rules.locator("input[name='cap']").fill("0")
+    page.click("#rules-save")
+    # pure characters, 10 from each; the dealer (the first player) pays double
+    expect(page.locator("#totals .seat[data-player='2'] .total")).to_have_text("40")
+    assert totals(page) == [-20, -10, 40, -10]
+    assert "封顶" not in page.locator("#game-rules").inner_text()
     phone.close()
 
 

@@ -1,0 +1,67 @@
+// hupai — a table's house rules changed mid-game (PUT /v1/tables/{token}/options): the
+// city's options (cap 封顶 and dealer_double 庄家翻倍 first) filled with the table's values;
+// saving re-scores every hand at the server.
+import { $, option, send } from "./dom.js";
+import { choiceText, errorText, fieldLabel } from "./i18n.js";
+
+/** One control per option, holding ``value``; get() its value now. */
+function control(f, value) {
+  const label = document.createElement("label");
+  const caption = document.createElement("span");
+  caption.textContent = fieldLabel(f.name);
+  if (f.type === "boolean") {
+    const box = document.createElement("input");
+    box.type = "checkbox";
+    box.name = f.name;
+    box.checked = Boolean(value);
+    label.className = "check";
+    label.append(box, caption);
+    return { el: label, get: () => box.checked };
+  }
+  label.append(caption);
+  if (f.enum) {
+    const sel = document.createElement("select");
+    sel.name = f.name;
+    for (const v of f.enum) sel.append(option(String(v), choiceText(v), v === value));
+    label.append(sel);
+    return { el: label, get: () => sel.value };
+  }
+  const input = document.createElement("input");
+  input.type = "number";
+  input.name = f.name;
+  input.inputMode = "numeric";
+  if (f.min !== undefined) input.min = f.min;
+  if (f.max !== undefined) input.max = f.max;
+  input.value = value;
+  label.append(input);
+  return { el: label, get: () => (input.value.trim() === "" ? f.default : Number(input.value)) };
+}
+
+/** Open the rules dialog for ``view`` (a table, write link); ``saved(view)`` after a change. */
+export function openRules(view, city, token, saved) {
+  const given = { ...(view.house_rules || {}), ...(view.options || {}) };
+  const controls = city.options.map((f) => [f, control(f, given[f.name] ?? f.default)]);
+  $("rules-fields").replaceChildren(...controls.map(([, c]) => c.el));
+  $("rules-error").hidden = true;
+  const dialog = $("rules");
+  const form = $("rules-form");
+  form.onsubmit = async (event) => {
+    event.preventDefault();
+    const options = {};
+    for (const [f, c] of controls) {
+      const v = c.get();
+      if (v !== f.default) options[f.name] = v;
+    }
+    try {
+      const next = await send("PUT", `/v1/tables/${token}/options`, { revision: view.revision, options });
+      dialog.close();
+      saved(next);
+    } catch (err) {
+      $("rules-error").textContent = errorText(err).message;
+      $("rules-error").hidden = false;
+    }
+  };
+  $("rules-cancel").onclick = () => dialog.close();
+  dialog.showModal();
+}
+
