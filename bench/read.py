@@ -273,7 +273,10 @@ def phone_photo(path: Path, truth: Detections, out: Path, k: int) -> tuple[Path,
     if portrait:  # stored as the sensor saw it: landscape, the upright view turned back
         rgb = rgb.transpose(Image.Transpose.ROTATE_90)
     file = out / f"phone-{k:02d}.jpg"
-    rgb.save(file, quality=90, exif=exif, subsampling=2)
+    if not file.is_file():  # made once: a second run reads the same files
+        partial = file.with_suffix(".part")
+        rgb.save(partial, format="JPEG", quality=90, exif=exif, subsampling=2)
+        partial.replace(file)
     xy = truth.xyxy * scale + np.array([x0, y0, x0, y0])
     return file, Detections(xy, truth.confidence, truth.class_id)
 
@@ -293,8 +296,8 @@ def phone_row(detector: Any, namer: Any, peer: Any, photos: list[tuple[Path, Det
     from vision.detector import load_image
     from vision.reading import read_image
 
-    decode, read, total, preds = [], [], [], []
-    for path, _ in photos:
+    decode, read, total, preds, truths = [], [], [], [], []
+    for path, truth in photos:
         t0 = time.perf_counter()
         image = load_image(path)
         t1 = time.perf_counter()
@@ -304,7 +307,10 @@ def phone_row(detector: Any, namer: Any, peer: Any, photos: list[tuple[Path, Det
         read.append(t2 - t1)
         total.append(t2 - t0)
         preds.append(reading.detections)
-    rep = evaluate(preds, [t for _, t in photos], 0.0, classes=SHARED)
+        # the truth in the decoded photo's pixels (a reduced decode is smaller)
+        scale = max(image.shape[:2]) / max(PHONE)
+        truths.append(Detections(truth.xyxy * scale, truth.confidence, truth.class_id))
+    rep = evaluate(preds, truths, 0.0, classes=SHARED)
     shape = "×".join(str(v) for v in image.shape[1::-1])
     print(
         f"\n12-MP phone photos: {len(photos)} real val photos as {PHONE[0]}×{PHONE[1]} JPEGs "
