@@ -132,8 +132,10 @@ class PeerDetector:
                 )
                 return super().blob(np.repeat(grey[:, :, None], 3, axis=2))
 
-            def detect(self, image: Any, *, conf: float | None = None) -> Detections:
-                det = super().detect(image, conf=0.5 if conf is None else conf)
+            def detect(
+                self, image: Any, *, conf: float | None = None, agnostic: bool = False
+            ) -> Detections:
+                det = super().detect(image, conf=0.5 if conf is None else conf, agnostic=agnostic)
                 return Detections(det.xyxy, det.confidence, cmap[det.class_id])
 
         return _Peer(model_path, threads=threads, manifest=manifest)
