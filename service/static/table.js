@@ -15,7 +15,7 @@ import { qrCanvas } from "./qr.js";
 import { openRules } from "./rules.js";
 import { clearReading, sendPhoto, showReading } from "./reading.js";
 import { rescore, rescoreNow } from "./scoring.js";
-import { fewestTransfers, money } from "./settle.js";
+import { renderSettlement, saveSettlementImage, shareSettlement } from "./settlement.js";
 import { state } from "./state.js";
 import { chip, parseTiles } from "./tiles.js";
 
@@ -93,8 +93,8 @@ export async function startTable() {
       setStatus(t("rules_changed"));
     });
   });
-  $("settle-text").addEventListener("click", shareText);
-  $("settle-image").addEventListener("click", saveImage);
+  $("settle-text").addEventListener("click", () => shareSettlement(game.view));
+  $("settle-image").addEventListener("click", () => saveSettlementImage(game.view));
   $("table-add").addEventListener("click", addHand);
   $("table-save").addEventListener("click", saveHand);
   $("table-delete").addEventListener("click", deleteHand);
@@ -282,94 +282,6 @@ function renderHands(view) {
     });
     chart.append(legend);
   }
-}
-
-// -- the settlement ---------------------------------------------------------------------------
-
-function transfers(view) {
-  const start = view.starting_points || 0;
-  return fewestTransfers(view.totals.map((v) => v - start));
-}
-
-function settlementLines(view) {
-  const lines = transfers(view).map((x) => {
-    const cash = money(x.points, view.rate);
-    const amount = `${x.points} ${t("points_unit")}${cash ? ` = ${cash}${t("money_unit")}` : ""}`;
-    return t("pays", { from: view.players[x.from], to: view.players[x.to], amount });
-  });
-  return lines.length ? lines : [t("settle_none")];
-}
-
-function settlementHeader(view) {
-  const city = state.meta.cities.find((c) => c.name === view.city);
-  return t("settle_header", { name: view.name || t("game"), city: cityTitle(city), n: view.hands.length });
-}
-
-function renderSettlement(view) {
-  const list = $("settle-list");
-  list.replaceChildren(
-    ...settlementLines(view).map((line) => {
-      const li = document.createElement("li");
-      li.textContent = line;
-      return li;
-    }),
-  );
-}
-
-function settlementText() {
-  const v = game.view;
-  const totals = v.players.map((p, k) => `${p} ${v.totals[k]}`).join(" · ");
-  return [settlementHeader(v), totals, ...settlementLines(v)].join("\n");
-}
-
-async function shareText() {
-  const text = settlementText();
-  try {
-    if (navigator.share) await navigator.share({ text });
-    else {
-      await navigator.clipboard.writeText(text);
-      setStatus(t("copied"));
-    }
-  } catch (e) {
-    $("settle-copy").hidden = false;
-    $("settle-copy").value = text;
-    $("settle-copy").select();
-    setStatus(t("copy_failed"));
-  }
-}
-
-/** The settlement as a picture (PNG) to send in a chat. */
-async function saveImage() {
-  const lines = settlementText().split("\n");
-  const canvas = document.createElement("canvas");
-  const scale = 2;
-  canvas.width = 360 * scale;
-  canvas.height = (40 + lines.length * 30) * scale;
-  const ctx = canvas.getContext("2d");
-  ctx.scale(scale, scale);
-  ctx.fillStyle = "#1f5135";
-  ctx.fillRect(0, 0, 360, canvas.height / scale);
-  ctx.fillStyle = "#fff";
-  ctx.font = "bold 18px sans-serif";
-  ctx.fillText(lines[0], 16, 30);
-  ctx.font = "16px sans-serif";
-  lines.slice(1).forEach((line, i) => ctx.fillText(line, 16, 62 + i * 30));
-  const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
-  const file = new File([blob], "settlement.png", { type: "image/png" });
-  if (navigator.canShare && navigator.canShare({ files: [file] })) {
-    try {
-      await navigator.share({ files: [file] });
-      return;
-    } catch (e) {
-      // fall through to the download
-    }
-  }
-  const a = $("settle-download");
-  if (a.href) URL.revokeObjectURL(a.href);
-  a.href = URL.createObjectURL(blob);
-  a.download = "settlement.png";
-  a.hidden = false;
-  a.click();
 }
 
 // -- share: links and the QR code -------------------------------------------------------------

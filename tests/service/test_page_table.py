@@ -327,6 +327,17 @@ def test_leaving_and_deleting_ask_first(browser: Any, url: str, photo: Path) -> 
     assert totals(page) == [0, 0, 0, 0]
     page.click("#game-undo")  # the delete undone
     expect(page.locator("#hand-list li")).to_have_count(1)
+    # the settlement as text (copied, or shown to copy where the clipboard is refused) and
+    # as a picture
+    page.click("#game-settle")
+    page.click("#settle-text")
+    copied = page.locator("#settle-copy")
+    expect(page.locator("#status")).to_contain_text(re.compile("Copied|copy"))
+    if copied.is_visible():
+        assert "Bo" in copied.input_value() and "pays" in copied.input_value()
+    with page.expect_download() as download:
+        page.click("#settle-image")
+    assert download.value.suggested_filename == "settlement.png"
     phone.close()
 
 
