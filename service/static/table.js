@@ -17,6 +17,7 @@ import { clearReading, sendPhoto, showReading } from "./reading.js";
 import { rescore, rescoreNow } from "./scoring.js";
 import { renderSettlement, saveSettlementImage, shareSettlement } from "./settlement.js";
 import { state } from "./state.js";
+import { done, redo, showStackButtons, startUndo, undo } from "./undo.js";
 import { chip, parseTiles } from "./tiles.js";
 
 const TABLE_KEY = "hupai.table"; // the write token of the table this phone keeps
@@ -29,11 +30,8 @@ const game = {
   etag: null,
   editing: null, // the hand being fixed: {number, revision, entry}
   photo: null, // the photo (made small) the tiles were read from, sent again when added
-  undo: [], // this phone's changes, latest last: {kind, number, revision}
-  redo: [],
   poll: null,
 };
-const photos = new Map(); // change id → the photo of a hand this page added (for redo)
 
 // -- names ------------------------------------------------------------------------------------
 
@@ -117,7 +115,7 @@ async function openTable(token) {
   try {
     const view = await api(`/v1/tables/${token}`);
     game.token = token;
-    loadStacks();
+    startUndo(game.token, () => game.view, refreshTable);
     showTable(view);
     if (view.access === "write") localStorage.setItem(TABLE_KEY, token);
     if (tokenFromUrl() !== token) history.replaceState(null, "", `#table=${token}`);
@@ -157,8 +155,7 @@ function showTable(view) {
   }
   relabelSeatSelects();
   renderTiles();
-  $("game-undo").disabled = game.undo.length === 0;
-  $("game-redo").disabled = game.redo.length === 0;
+  showStackButtons();
 }
 
 // -- the scoreboard ---------------------------------------------------------------------------
@@ -552,109 +549,6 @@ async function deleteHand() {
   }
 }
 
-// -- undo / redo: two stacks of this phone's changes ------------------------------------------
-
-function stacksKey() {
-  return `hupai.undo.${game.token}`;
-}
-
-function loadStacks() {
-  try {
-    const saved = JSON.parse(sessionStorage.getItem(stacksKey()) || "null");
-    game.undo = (saved && saved.undo) || [];
-    game.redo = (saved && saved.redo) || [];
-  } catch (e) {
-    game.undo = [];
-    game.redo = [];
-  }
-}
-
-function saveStacks() {
-  sessionStorage.setItem(stacksKey(), JSON.stringify({ undo: game.undo, redo: game.redo }));
-  $("game-undo").disabled = game.undo.length === 0;
-  $("game-redo").disabled = game.redo.length === 0;
-}
-
-/** A change made on this phone: it can be undone; what was undone can no longer be redone.
- * ``photo``: the photo of an added hand, kept (in this page only) to add it again on redo. */
-function done(change, photo) {
-  change.id = `${Date.now()}-${Math.random()}`;
-  if (photo) photos.set(change.id, photo);
-  game.undo.push(change);
-  game.redo = [];
-  saveStacks();
-}
-
-function changeText(c) {
-  const n = game.view.hands.findIndex((h) => h.number === c.number) + 1 || c.number;
-  return t(`act_${c.kind}`, { n });
-}
-
-/** Undo this phone's latest change: the server puts that hand back as it was before it
- * (undoing an add deletes the hand). The change moves to the redo stack. */
-async function undo() {
-  const change = game.undo[game.undo.length - 1];
-  if (!change) return setStatus(t("nothing_to_undo"));
-  if (!(await stillAsLeft(change, game.undo))) return;
-  try {
-    const body = await api(`/v1/tables/${game.token}/hands/${change.number}/undo`, { method: "POST" });
-    game.undo.pop();
-    game.redo.push({ ...change, revision: body.hand.revision });
-    saveStacks();
-    await refreshTable();
-    setStatus(t("undone_what", { what: changeText(change) }));
-  } catch (err) {
-    showError(err);
-  }
-}
-
-/** Make the latest undone change again: an added hand or draw is added again (with its
- * photo while this page still holds it), an edit is saved again, a delete deleted again. */
-async function redo() {
-  const change = game.redo[game.redo.length - 1];
-  if (!change) return setStatus(t("nothing_to_redo"));
-  if (!(await stillAsLeft(change, game.redo))) return;
-  const base = `/v1/tables/${game.token}`;
-  try {
-    let body;
-    if (change.kind === "edit") {
-      body = await send("PUT", `${base}/hands/${change.number}`, { revision: change.revision, hand: change.entry });
-    } else if (change.kind === "delete") {
-      body = await api(`${base}/hands/${change.number}?revision=${change.revision}`, { method: "DELETE" });
-    } else if (photos.has(change.id)) {
-      const form = new FormData();
-      form.append("photo", photos.get(change.id), "photo.jpg");
-      form.append("context", JSON.stringify(change.entry));
-      body = await api(`${base}/photo`, { method: "POST", body: form });
-    } else {
-      body = await send("POST", `${base}/hands`, change.entry);
-    }
-    game.redo.pop();
-    game.undo.push({ ...change, number: body.hand.number, revision: body.hand.revision });
-    saveStacks();
-    await refreshTable();
-    setStatus(t("redone_what", { what: changeText(change) }));
-  } catch (err) {
-    showError(err);
-  }
-}
-
-/** Whether the hand is still as this phone's change (or undo) left it; if another phone
- * changed it since, the change leaves its stack, saying why. */
-async function stillAsLeft(change, stack) {
-  let hand = null;
-  try {
-    hand = await api(`/v1/tables/${game.token}/hands/${change.number}`);
-  } catch (e) {
-    hand = null;
-  }
-  if (hand && hand.revision === change.revision) return true;
-  stack.pop();
-  saveStacks();
-  showError({ local: t("undo_changed_elsewhere", { n: changeText(change) }) });
-  return false;
-}
-
 // -- a new table, leaving it ------------------------------------------------------------------
 
 function fillDealerChoice() {
@@ -700,7 +594,7 @@ async function createTable(event) {
     game.token = view.write_token;
     localStorage.setItem(TABLE_KEY, view.write_token);
     history.replaceState(null, "", `#table=${view.write_token}`);
-    loadStacks();
+    startUndo(game.token, () => game.view, refreshTable);
     showTable(view);
     startPolling();
     setStatus(t("table_started", { players: view.players.join(isZh() ? "、" : ", ") }));
