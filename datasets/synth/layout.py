@@ -207,7 +207,9 @@ class _Builder:
         self.rng, self.size, self.layout = rng, size, Layout(size)
         # between touching tiles, mm: a third of the hands stand edge to edge
         self.gap = 0.0 if rng.random() < 0.33 else float(rng.uniform(0.0, 1.2))
-        self.jitter = float(rng.choice([0.0, 0.3, 0.8]))  # how carelessly tiles are laid
+        # how carelessly tiles are laid — never more than half the gap, so that neighbours
+        # do not interpenetrate (tiles pushed edge to edge stand in a neat row)
+        self.jitter = min(float(rng.choice([0.0, 0.3, 0.8])), self.gap / 2)
 
     def group(self, role: Role, row: int, meld: MeldKind | None = None) -> Group:
         g = Group(len(self.layout.groups), role, row, meld)
