@@ -11,8 +11,10 @@
 //   shrink.js    the photo made small, sent with progress
 //   reading.js   a photo's reading: warnings, suggestion, tap the photo to fix a tile
 //   scoring.js   scoring the tiles and drawing the score
-//   table.js     the scoreboard, recording, history, trend, settlement, live view, QR
-//   chart.js, settle.js, qr.js   the trend chart, fewest transfers, the QR code
+//   table.js     a table: the scoreboard, recording a hand, history, live view, share
+//   undo.js      undo/redo stacks       rules.js     house rules changed mid-game
+//   settlement.js + settle.js   who pays whom, fewest transfers
+//   chart.js, qr.js   the trend chart, the QR code (vendor/uqr)
 import { $, api, showError } from "./dom.js";
 import { applyStaticText, isZh, onLanguage, setLanguage } from "./i18n.js";
 import { fillTable, redrawForm, renderCity, showDiscarder } from "./form.js";
