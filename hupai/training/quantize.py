@@ -397,13 +397,15 @@ def measure_on_val(
         photos = _spread(photos, limit or len(photos))
         conf = float(role.manifest.get("finder_conf", 0.25))
         looks = [finder_looks(m, photos, conf) for m in (float_model, int8_model)]
-        cut = int8_finder_conf(looks[0], looks[1], conf)
+        # a finder's cut is its own to move; a 43-class detector reads at the caller's
+        finder = "finder_conf" in role.manifest
+        cut = int8_finder_conf(looks[0], looks[1], conf) if finder else conf
         names = ("found", "precision")
         return Check(
             f"first look on {len(looks[0])} val photos, IoU 0.5",
             dict(zip(names, finder_figures(looks[0], conf), strict=True)),
             dict(zip(names, finder_figures(looks[1], cut), strict=True)),
-            cut,
+            cut if finder else None,
         )
     crops, labels = namer_crops(role, photos, limit or 1_000_000)
     return Check(
