@@ -116,7 +116,9 @@ def decode_image(data: bytes, max_pixels: int = MAX_PIXELS) -> Image:
     except (OSError, SyntaxError, ValueError, EOFError, IndexError, KeyError) as exc:
         # Pillow's truncated/damaged-file errors come in all of these types.
         raise PhotoError(
-            "damaged_photo", f"the image is truncated or damaged ({_first_line(exc)})", RESEND
+            "damaged_photo",
+            f"cannot read the image: it is truncated or damaged ({_first_line(exc)})",
+            RESEND,
         ) from None
     if rgb.ndim != 3 or rgb.shape[0] < MIN_SIDE or rgb.shape[1] < MIN_SIDE:
         raise PhotoError(

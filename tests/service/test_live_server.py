@@ -141,8 +141,8 @@ def seconds_until_closed(url: str, payload: bytes, wait: float = 10.0) -> float:
     "payload",
     [
         b"",
-        b"GET /healthz HTTP/1.1\r\nHost: x\r\n",
-        b"POST /v1/score/hand HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n",
+        b"POST /v1/score/hand HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
         b"Content-Length: 100\r\n\r\n{",
     ],
     ids=["idle", "half-sent head", "half-sent body"],

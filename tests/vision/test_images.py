@@ -32,13 +32,17 @@ def claiming(width: int, height: int) -> bytes:
 def test_a_tiny_jpeg_claiming_7000_by_7000_is_cheap() -> None:
     data = claiming(7000, 7000)
     assert len(data) < 1000
+    phone = jpeg(4032, 3024)
+    start = time.perf_counter()
+    decode_image(phone)
+    phone_seconds = time.perf_counter() - start  # the machine's speed now (it may be busy)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()
     image = decode_image(data)
     seconds = time.perf_counter() - start
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert image.shape[0] * image.shape[1] <= DECODE_PIXELS
-    assert seconds < 0.6
+    assert seconds < 3 * phone_seconds + 0.1  # what a phone photo costs, not 4x its pixels
     assert grown_mb < 200
 
 
