@@ -120,3 +120,15 @@ class TableOptions(Base):
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
     #: when they were replaced
     replaced_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class TableKey(Base):
+    """A table's two tokens, looked up by their SHA-256: the database compares hashes, whose
+    prefixes a guesser cannot steer, so a lookup's timing tells nothing about a token."""
+
+    __tablename__ = "table_keys"
+
+    key_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    table_id: Mapped[int] = mapped_column(ForeignKey("game_tables.id", ondelete="CASCADE"))
+    #: "write" or "read"
+    access: Mapped[str] = mapped_column(String(8))

@@ -16,6 +16,7 @@ delete names the hand's revision it was made from; a newer one refuses it (:clas
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import secrets
 import string
@@ -27,11 +28,11 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, func, make_url, select, update
+from sqlalchemy import Engine, create_engine, event, func, inspect, make_url, select, update
 from sqlalchemy.exc import ArgumentError, InterfaceError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-from ledger.models import GameTable, HandPhoto, HandRow, TableOptions, now
+from ledger.models import GameTable, HandPhoto, HandRow, TableKey, TableOptions, now
 from scoring import ScoringInputError, city_names, get_city
 from scoring.fields import parse_dataclass
 from scoring.game import GameState, PlayedHand, TableSetup, play
@@ -204,8 +205,11 @@ class Ledger:
                 migrate(engine, self.migrate_to)
                 self._engine = engine
                 writer = engine.execution_options(**{WRITE_OPTION: True})
-                self._sessions = sessionmaker(writer, expire_on_commit=False)
-                self._readers = sessionmaker(engine, expire_on_commit=False)
+                # a database held at a revision before 0004 (an upgrade test) has no
+                # table_keys: its tables are found by the token itself
+                info = {"hashed": "table_keys" in inspect(engine).get_table_names()}
+                self._sessions = sessionmaker(writer, expire_on_commit=False, info=info)
+                self._readers = sessionmaker(engine, expire_on_commit=False, info=info)
             return self._sessions if write else self._readers
 
     def close(self) -> None:
@@ -249,6 +253,10 @@ class Ledger:
         )
         with self._session() as session:
             session.add(row)
+            session.flush()
+            for token, access in ((row.write_token, "write"), (row.read_token, "read")):
+                if session.info.get("hashed", True):
+                    session.add(TableKey(key_hash=key_hash(token), table_id=row.id, access=access))
             session.flush()
             return {**self._view(session, row, write=True, hands=False), "hands": []}
 
@@ -877,15 +885,35 @@ def _state_after(row: HandRow | None, table: GameTable) -> GameState:
     return GameState.from_dict(row.after)
 
 
+def key_hash(token: str) -> str:
+    """What the database looks a token up by (:class:`TableKey`)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def _find(session: Session, token: str, lock: bool = False) -> tuple[GameTable, bool]:
     if not isinstance(token, str) or not 8 <= len(token) <= 64:
         raise NotFound("no such table")
+    if not session.info.get("hashed", True):
+        return _find_by_token(session, token, lock)
+    key = session.get(TableKey, key_hash(token))
+    query = select(GameTable).where(GameTable.id == (key.table_id if key else -1))
+    if lock:
+        query = query.with_for_update()
+    table = session.scalars(query).first() if key is not None else None
+    if table is None or key is None:
+        raise NotFound("no such table (check the link)")
+    stored = table.write_token if key.access == "write" else table.read_token
+    if not secrets.compare_digest(stored.encode(), token.encode("utf-8", "surrogatepass")):
+        raise NotFound("no such table (check the link)")
+    return table, key.access == "write"
+
+
+def _find_by_token(session: Session, token: str, lock: bool) -> tuple[GameTable, bool]:
+    """The lookup of a database before table_keys (revision 0003 and older)."""
     query = select(GameTable).where(
         (GameTable.write_token == token) | (GameTable.read_token == token)
     )
-    if lock:
-        query = query.with_for_update()
-    table = session.scalars(query).first()
+    table = session.scalars(query.with_for_update() if lock else query).first()
     if table is None:
         raise NotFound("no such table (check the link)")
     return table, secrets.compare_digest(table.write_token, token)

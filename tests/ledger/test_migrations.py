@@ -55,5 +55,15 @@ def test_upgrading_twice_changes_nothing(database_url: str) -> None:
     migrate(engine)
     migrate(engine)
     with engine.connect() as conn:
-        assert MigrationContext.configure(conn).get_current_revision() == "0003"
+        assert MigrationContext.configure(conn).get_current_revision() == "0004"
     engine.dispose()
+
+
+def test_tables_made_before_table_keys_are_found_after_the_upgrade(database_url: str) -> None:
+    old = Ledger(database_url, migrate_to="0003")  # made before tables were found by hash
+    made = old.create_table({"city": "shaanxi", "players": ["A", "B", "C", "D"]})
+    old.close()
+    new = Ledger(database_url)
+    assert new.view(made["write_token"])["access"] == "write"
+    assert new.view(made["read_token"])["access"] == "read"
+    new.close()

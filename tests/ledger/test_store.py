@@ -395,3 +395,23 @@ def test_undos_walk_back_across_hands(ledger: Ledger) -> None:
     ledger.undo(token)  # hand 2 goes
     ledger.undo(token)  # then hand 1, not hand 2 back
     assert ledger.view(token)["hands"] == []
+
+
+def test_a_token_never_reaches_the_database_as_a_lookup_value(ledger: Ledger) -> None:
+    """The table is found by the token's SHA-256 (timing says nothing about the token)."""
+    from sqlalchemy import event
+
+    token = new_table(ledger)["write_token"]
+    sent: list[object] = []
+
+    def record(conn: Any, cursor: Any, statement: str, parameters: Any, *rest: Any) -> None:
+        sent.append(parameters)
+
+    event.listen(ledger.engine, "before_cursor_execute", record)
+    try:
+        ledger.view(token)
+        with pytest.raises(NotFound):
+            ledger.view(token[:-1] + ("A" if token[-1] != "A" else "B"))
+    finally:
+        event.remove(ledger.engine, "before_cursor_execute", record)
+    assert sent and all(token not in repr(p) for p in sent)
