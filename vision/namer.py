@@ -65,6 +65,9 @@ class NamerManifest:
     margin: float = CROP_MARGIN
     mean: tuple[float, float, float] = MEAN
     std: tuple[float, float, float] = STD
+    #: a second namer that only judges "not a tile" (its file beside this one, and the reject
+    #: probability from which its verdict drops a box), or None
+    gate: tuple[str, float] | None = None
 
     @staticmethod
     def from_dict(data: dict[str, Any], source: str) -> NamerManifest:
@@ -80,6 +83,9 @@ class NamerManifest:
                 margin=float(pre.get("margin", CROP_MARGIN)),
                 mean=_triple(pre.get("mean", MEAN)),
                 std=_triple(pre.get("std", STD)),
+                gate=(str(data["gate"]["file"]), float(data["gate"]["reject_above"]))
+                if data.get("gate")
+                else None,
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise NamerError(f"{source}: not a hupai namer manifest ({exc!r})") from None
@@ -294,8 +300,32 @@ class Names:
         return Names(np.zeros((0, len(NAMER_CLASSES))))
 
 
+def gated(
+    probs: NDArray[np.float64], gate_reject: NDArray[np.float64], above: float
+) -> NDArray[np.float64]:
+    """Mix the gate's "not a tile" into ``probs`` where it is at least ``above`` sure:
+    ``(1 - g) · p + g · reject``; the other names keep their order.
+
+    >>> p = np.array([[0.9, 0.0, 0.1], [0.8, 0.2, 0.0]])
+    >>> gated(p, np.array([0.97, 0.5]), 0.95).round(3)  # (3 classes here: reject is last)
+    array([[0.027, 0.   , 0.973],
+           [0.8  , 0.2  , 0.   ]])
+    """
+    g = np.where(gate_reject >= above, gate_reject, 0.0)[:, None]
+    out = probs * (1 - g)
+    out[:, -1] += g[:, 0]
+    return np.asarray(out, np.float64)
+
+
 class Namer:
-    """One onnxruntime session; load once per process, call :meth:`name` many times."""
+    """One onnxruntime session; load once per process, call :meth:`name` many times.
+
+    A manifest may name a **gate**: a second namer trained on the hard cases (clutter, boxes
+    straddling two tiles, part tiles) whose only say is "not a tile". Where the gate is at
+    least ``reject_above`` sure, its verdict is mixed into this namer's (the box is then
+    dropped by the reader); the names of every box stay this namer's. Why two: the gate
+    rejects far more clutter, but names real tiles worse (models/MODEL_CARD.md).
+    """
 
     def __init__(self, model: str | Path | None = None, *, threads: int | None = None) -> None:
         from vision.detector import open_session
@@ -304,6 +334,17 @@ class Namer:
         self.manifest = load_namer_manifest(self.path)
         self.session, self.threads = open_session(self.path, threads, NamerError)
         self.output_name = self.session.get_outputs()[0].name
+        self.gate: Namer | None = None
+        self.gate_above = 1.0
+        if self.manifest.gate is not None:
+            file, self.gate_above = self.manifest.gate
+            self.gate = Namer(self.path.parent / file, threads=threads)
+            g = self.gate.manifest
+            if (g.input_size, g.margin) != (self.manifest.input_size, self.manifest.margin):
+                raise NamerError(
+                    f"{self.gate.path}: the gate cuts {g.input_size}-px crops with margin "
+                    f"{g.margin}, its namer {self.manifest.input_size} px, {self.manifest.margin}"
+                )
 
     @property
     def input_size(self) -> int:
@@ -319,7 +360,10 @@ class Namer:
             blob = to_blob(crops[start : start + BATCH], m.mean, m.std)
             (logits,) = self.session.run([self.output_name], {m.input_name: blob})
             parts.append(softmax(np.asarray(logits)))
-        return Names(np.concatenate(parts))
+        probs = np.concatenate(parts)
+        if self.gate is not None:
+            probs = gated(probs, self.gate.name_crops(crops).probs[:, REJECT], self.gate_above)
+        return Names(probs)
 
     def name(
         self,
