@@ -1,0 +1,134 @@
+"""Reading one photo (in a worker): what the manifest keeps, and the reading rebuilt from it
+without the model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hupai.labeling.options import CELL
+from hupai.labeling.store import sha256_bytes
+from vision.detections import Detections
+from vision.detector import Detector
+from vision.namer import Namer
+from vision.reading import NamedTiles, Reading, build_reading, detect_photo, name_tiles
+
+
+def _floats(a: Any) -> Any:
+    return np.asarray(a, dtype=np.float64).tolist()
+
+
+def label_photo(
+    detector: Detector,
+    rel: str,
+    path: Path,
+    *,
+    namer: Namer | None = None,
+    previews: bool = False,
+    data: bytes | None = None,
+) -> dict[str, Any]:
+    """Read one photo: what the manifest keeps (the detections in the frame the layout ran
+    in, with the affine back to the photo) and, with ``previews``, a JPEG thumbnail of the
+    annotated photo. Never raises for a bad photo: ``{"ok": False, "error": …}``."""
+    from vision.detector import ImageError, load_image
+
+    began = time.perf_counter()
+    try:
+        if data is None:
+            data = path.read_bytes()
+        image = load_image(path)
+    except (ImageError, OSError) as exc:
+        return {"rel": rel, "ok": False, "error": _error_text(exc, path, rel)}
+    try:
+        det, to_image, angle, passes = detect_photo(detector, image, finder=namer is not None)
+        named = name_tiles(namer, image, det, to_image) if namer is not None else None
+        if named is not None:
+            det = named.detections
+        h, w = image.shape[:2]
+        out: dict[str, Any] = {
+            "rel": rel,
+            "ok": True,
+            "sha256": sha256_bytes(data),
+            "width": int(w),
+            "height": int(h),
+            "frame": {
+                "xyxy": _floats(det.xyxy),
+                "confidence": _floats(det.confidence),
+                "class_id": [int(c) for c in det.class_id],
+            },
+            "to_image": _floats(to_image),
+            "angle": float(angle),
+            "passes": list(passes),
+        }
+        if named is not None:  # the namer's alternatives travel with the labels
+            out["frame"]["alternatives"] = named.alternatives.tolist()
+            out["frame"]["alternative_probs"] = _floats(named.alternative_probs)
+            if named.box_confidence is not None:  # the finder's own doubt, for `confident`
+                out["frame"]["box_confidence"] = _floats(named.box_confidence)
+        out["seconds"] = round(time.perf_counter() - began, 4)
+        if previews:
+            out["thumb"] = thumbnail(image, reading_of(out, rel))
+        return out
+    except Exception as exc:  # a photo that trips the pipeline must not stop the run
+        return {
+            "rel": rel,
+            "ok": False,
+            "error": f"{rel}: cannot be read ({type(exc).__name__}: {exc})",
+        }
+
+
+def _error_text(exc: Exception, path: Path, rel: str) -> str:
+    text = str(exc) if not isinstance(exc, OSError) else f"{path}: {exc.strerror or exc}"
+    return text.replace(str(path), rel)
+
+
+def _per_tile(values: Any, tiles: int, dtype: Any) -> Any:
+    """A flat list back to one row per tile (none: ``(0, 0)``; numpy cannot infer a row
+    length from an empty list, which stopped a whole batch at a photo without tiles)."""
+    flat = np.asarray(values, dtype)
+    return flat.reshape(tiles, flat.size // tiles if tiles else 0)
+
+
+def reading_of(entry: dict[str, Any], rel: str) -> Reading:
+    """The reading of a photo rebuilt from its manifest entry (no model needed)."""
+    frame = entry["frame"]
+    det = Detections.make(frame["xyxy"], frame["class_id"], frame["confidence"])
+    names = None
+    if "alternatives" in frame:
+        alt = _per_tile(frame["alternatives"], len(det), np.int64)
+        alt_p = _per_tile(frame["alternative_probs"], len(det), np.float64)
+        boxes = frame.get("box_confidence")
+        names = NamedTiles(det, alt, alt_p, None if boxes is None else np.asarray(boxes))
+    reading = build_reading(
+        det,
+        np.asarray(entry["to_image"], dtype=np.float64),
+        float(entry["angle"]),
+        (int(entry["width"]), int(entry["height"])),
+        source=rel,
+        names=names,
+    )
+    return dataclasses.replace(
+        reading, passes=tuple(entry.get("passes", ())), seconds=float(entry.get("seconds", 0.0))
+    )
+
+
+def thumbnail(image: Any, reading: Reading) -> bytes:
+    """The annotated photo fitted in a contact-sheet cell, as JPEG bytes."""
+    import cv2
+
+    from vision.annotate import annotate
+
+    drawn = annotate(image, reading)
+    h, w = drawn.shape[:2]
+    scale = min(CELL[0] / w, CELL[1] / h, 1.0)
+    small = cv2.resize(
+        drawn, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA
+    )
+    ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    assert ok
+    return bytes(buf.tobytes())
