@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "data",
     "train",
     "eval",
+    "retrain",
     "table",
     "serve",
 )

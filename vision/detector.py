@@ -35,8 +35,9 @@ PROVISIONAL = (
     Path(__file__).resolve().parent.parent / "data" / "provisional" / "hupai-tiles-dev.onnx"
 )
 MODEL_ENV = "HUPAI_MODEL"
-#: The shipped pair: which finder and which namer read together, with their versions.
-PAIR_MANIFEST = REPO_MODELS / "reader.json"
+#: A model folder's pair: which finder and which namer read together, with their versions.
+PAIR_FILE = "reader.json"
+PAIR_MANIFEST = REPO_MODELS / PAIR_FILE
 THREADS_ENV = "HUPAI_THREADS"
 
 #: Decoding keeps at most this many candidates (by score) before NMS.
@@ -179,6 +180,26 @@ def shipped_file(role: str) -> Path | None:
         return REPO_MODELS / str(data[role]["file"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def models_in(folder: str | Path) -> tuple[Path, Path]:
+    """The finder and the namer a model folder's ``reader.json`` names (``models/`` is one;
+    ``hupai retrain`` writes others), both files checked to be there."""
+    folder = Path(folder)
+    pair = folder / PAIR_FILE
+    if not folder.is_dir():
+        raise ModelError(f"{folder}: no such model folder")
+    try:
+        data = json.loads(pair.read_text(encoding="utf-8"))
+        files = [folder / str(data[role]["file"]) for role in ("finder", "namer")]
+    except FileNotFoundError:
+        raise ModelError(f"{folder}: not a model folder (no {PAIR_FILE} in it)") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ModelError(f"{pair}: cannot read the pair ({exc!r})") from None
+    for path in files:
+        if not path.is_file():
+            raise ModelError(f"{pair}: names {path.name}, which is not in {folder}")
+    return files[0], files[1]
 
 
 def load_manifest(model_path: Path, session: Any = None) -> ModelManifest:

@@ -47,7 +47,9 @@ def store_weights_fp16(source: Path, out: Path) -> Path:
 def float32_weights(graph: Any) -> dict[str, Any]:
     """Every weight of a graph by the name its operators use, as float32 numpy arrays: the
     inverse of :func:`store_weights_fp16` (a float16 initializer behind a ``Cast`` is given
-    under the cast's output name); constants from ``Constant`` nodes too."""
+    under the cast's output name) and of int8 quantization (a quantized initializer behind a
+    ``DequantizeLinear`` is given dequantized under its output name: a retrain starts from
+    the shipped int8 models); constants from ``Constant`` nodes too."""
     import numpy as np
     from onnx import numpy_helper
 
@@ -55,8 +57,39 @@ def float32_weights(graph: Any) -> dict[str, Any]:
     for node in graph.node:
         if node.op_type == "Cast" and node.input[0] in values:
             values[node.output[0]] = values[node.input[0]].astype(np.float32)
+        elif node.op_type == "DequantizeLinear" and node.input[0] in values:
+            values[node.output[0]] = dequantized(node, values)
         elif node.op_type == "Constant":
             for attr in node.attribute:
                 if attr.name == "value":
                     values[node.output[0]] = numpy_helper.to_array(attr.t)
     return values
+
+
+def dequantized(node: Any, values: dict[str, Any]) -> Any:
+    """``(q - zero_point) * scale`` of a constant ``DequantizeLinear`` (per tensor, or per
+    channel along its ``axis``), as ONNX defines it.
+
+    >>> import numpy as np
+    >>> from onnx import helper
+    >>> node = helper.make_node("DequantizeLinear", ["q", "s", "z"], ["w"], axis=0)
+    >>> v = {"q": np.array([[2, 4], [6, 8]], np.int8), "s": np.array([0.5, 0.25], np.float32),
+    ...      "z": np.array([0, 2], np.int8)}
+    >>> dequantized(node, v).tolist()
+    [[1.0, 2.0], [1.0, 1.5]]
+    """
+    import numpy as np
+
+    q = values[node.input[0]].astype(np.float32)
+    scale = values[node.input[1]].astype(np.float32)
+    zero = (
+        values[node.input[2]].astype(np.float32)
+        if len(node.input) > 2 and node.input[2] in values
+        else np.zeros_like(scale)
+    )
+    axis = next((a.i for a in node.attribute if a.name == "axis"), 1)
+    if scale.ndim == 1 and q.ndim > 1:  # per channel: line the scales up with the axis
+        shape = [1] * q.ndim
+        shape[axis] = -1
+        scale, zero = scale.reshape(shape), zero.reshape(shape)
+    return (q - zero) * scale

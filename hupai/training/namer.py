@@ -316,11 +316,12 @@ def predict(model: Any, inputs: NDArray[np.uint8], batch: int = 256) -> NDArray[
     import torch
 
     model.eval()
+    device = next(model.parameters()).device
     out = []
     with torch.no_grad():
         for sl in _batches(len(inputs), batch):
-            x = torch.from_numpy(to_blob(inputs[sl], MEAN, STD))
-            out.append(torch.softmax(model(x), dim=1).double().numpy())
+            x = torch.from_numpy(to_blob(inputs[sl], MEAN, STD)).to(device)
+            out.append(torch.softmax(model(x), dim=1).double().cpu().numpy())
     return np.asarray(np.concatenate(out), np.float64) if out else np.zeros((0, len(NAMER_CLASSES)))
 
 
@@ -340,6 +341,7 @@ def train_epochs(
     import torch
 
     torch.manual_seed(cfg.seed)
+    device = next(model.parameters()).device  # a GPU where the caller put the model there
     steps_per_epoch = max(1, epoch_crops // cfg.batch)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     sched = torch.optim.lr_scheduler.OneCycleLR(
@@ -365,7 +367,8 @@ def train_epochs(
             rows = pick[step * cfg.batch : (step + 1) * cfg.batch]
             imgs = np.stack([augment(rng, sets[k][0].images[i], cfg.size) for k, i in rows])
             y = torch.from_numpy(np.array([sets[k][0].labels[i] for k, i in rows], np.int64))
-            x = torch.from_numpy(to_blob(imgs, MEAN, STD))
+            x = torch.from_numpy(to_blob(imgs, MEAN, STD)).to(device)
+            y = y.to(device)
             logits = model(x)
             loss = loss_fn(logits, y)
             opt.zero_grad()
