@@ -75,6 +75,36 @@ ENVIRONMENT = {"model": "HUPAI_MODEL", "namer": "HUPAI_NAMER", "threads": "HUPAI
 _READS_MODELS = {"read", "score", "label", "eval", "table", "serve"}
 
 
+def add_models_option(parser: argparse.ArgumentParser) -> None:
+    """``--models DIR``: a model folder (its ``reader.json`` names the finder and the namer:
+    ``models/``, or one ``hupai retrain`` wrote) instead of ``--model`` and ``--namer``."""
+    parser.add_argument(
+        "--models",
+        metavar="DIR",
+        help="model folder with a reader.json (as hupai retrain writes) instead of "
+        "--model/--namer; $HUPAI_MODELS too",
+    )
+
+
+def models_folder(args: argparse.Namespace) -> None:
+    """Fill ``--model`` and ``--namer`` from ``--models`` (or ``$HUPAI_MODELS`` when no model
+    option was given). ``hupai serve`` leaves it to the service's settings."""
+    if not hasattr(args, "models") or args.command == "serve":
+        return
+    folder = args.models
+    given = getattr(args, "model", None) or getattr(args, "namer", None)
+    if folder is None:
+        folder = None if given else os.environ.get("HUPAI_MODELS") or None
+        if folder is None:
+            return
+    elif given:
+        raise UserError("--models: give a model folder or --model/--namer, not both")
+    from vision.detector import models_in
+
+    finder, namer = models_in(folder)
+    args.model, args.namer = str(finder), str(namer)
+
+
 def environment_defaults(args: argparse.Namespace) -> None:
     """Fill ``--model``, ``--namer``, ``--threads`` left out from ``$HUPAI_*``."""
     if args.command not in _READS_MODELS:
@@ -95,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        models_folder(args)
         environment_defaults(args)
         return int(args.handler(args) or 0)
     except Exception as exc:

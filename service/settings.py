@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 #: The repository root: a relative model path is looked up here when the working directory
@@ -48,6 +48,11 @@ class Settings(BaseSettings):
     namer: Path | None = Field(
         default_factory=lambda: _shipped("namer"),
         description="the ONNX tile namer (a .json beside it); none: the detector names",
+    )
+    models: Path | None = Field(
+        None,
+        description="a model folder whose reader.json names the finder and the namer (as "
+        "`hupai retrain` writes one); given, it replaces model and namer",
     )
     host: str = Field("127.0.0.1", description="address `hupai serve` listens on")
     port: int = Field(8000, ge=0, le=65535, description="port `hupai serve` listens on")
@@ -118,6 +123,16 @@ class Settings(BaseSettings):
                 return json.loads(text)
             return [part.strip() for part in text.split(",") if part.strip()]
         return value
+
+    @model_validator(mode="after")
+    def _pair_of_the_folder(self) -> Settings:
+        """A model folder's pair replaces ``model`` and ``namer`` (a folder without a
+        readable ``reader.json``, or missing a file it names, is a setting error)."""
+        if self.models is not None:
+            from vision.detector import models_in
+
+            self.model, self.namer = models_in(_in_repo(self.models))
+        return self
 
     def model_file(self) -> Path:
         """The model path as given, or under the repository root when relative and not in

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hupai.cli import UserError
+from hupai.cli import UserError, add_models_option
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -20,6 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--split", help="split under images/ (default: test, then val)")
     parser.add_argument("--model", help="finder/detector ONNX (default: the shipped one)")
     parser.add_argument("--namer", help="namer ONNX (default: the shipped one)")
+    add_models_option(parser)
     parser.add_argument(
         "--no-namer", action="store_true", help="the detector names the tiles itself"
     )

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hupai.cli import add_models_option
+
 FORMATS = ("yolo", "labelstudio", "coco")
 #: Readings that cannot be scored as they stand (as ``hupai score --photo``).
 UNSCORABLE = ("no_tiles", "tile_count", "too_many_copies")
@@ -51,6 +53,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--threads", type=int, help="onnxruntime threads per worker")
     parser.add_argument("--model", help="ONNX finder or detector (default: models/reader.json)")
     parser.add_argument("--namer", help="ONNX namer (default: models/reader.json)")
+    add_models_option(parser)
     parser.add_argument(
         "--no-namer", action="store_true", help="the detector names the tiles (no namer)"
     )

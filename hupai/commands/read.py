@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hupai.cli import add_models_option
+
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff")
 
 
@@ -38,6 +40,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def add_model_options(parser: Any) -> None:
     parser.add_argument("--model", help="ONNX finder or detector (default: models/reader.json)")
     parser.add_argument("--namer", help="ONNX namer (default: models/reader.json)")
+    add_models_option(parser)
     parser.add_argument(
         "--no-namer", action="store_true", help="the detector names the tiles (no namer)"
     )

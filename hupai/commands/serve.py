@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from hupai.cli import add_models_option
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -20,6 +22,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--port", type=int, help="port (default 8000)")
     parser.add_argument("--model", help="ONNX finder (default: models/reader.json)")
     parser.add_argument("--namer", help="ONNX namer (default: models/reader.json)")
+    add_models_option(parser)
     parser.add_argument("--threads", type=int, help="onnxruntime threads per read")
     parser.add_argument(
         "--read-concurrency", type=int, help="photos read at the same time (default 1)"
@@ -45,6 +48,7 @@ def _serve(args: argparse.Namespace) -> int:
         "port": args.port,
         "model": args.model,
         "namer": args.namer,
+        "models": args.models,
         "threads": args.threads,
         "read_concurrency": args.read_concurrency,
     }
@@ -52,7 +56,9 @@ def _serve(args: argparse.Namespace) -> int:
         settings = Settings(**{k: v for k, v in given.items() if v is not None})
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "settings"
+        if not first["loc"]:  # a check of several settings (--models): its message says all
+            raise UserError(first["msg"].removeprefix("Value error, ")) from None
+        where = ".".join(str(p) for p in first["loc"])
         raise UserError(f"{where}: {first['msg']} (got {first.get('input')!r})") from None
     try:
         check_model(settings.model_file(), settings.namer_file())  # one line, before uvicorn
