@@ -4,17 +4,22 @@ second row.
 
 Prints per-photo latency p50/p90 (ours: the whole ``read_image``; peer: its own
 ``detect_tiles`` API) with their ratio, and the tile precision/recall and photo exact-read
-on the real test split, over the 34 tile kinds all know. ``--phone N`` (20 by default):
-the same for 12-MP phone JPEGs made from N real val photos (4000×3000, quality 90, half
-with EXIF orientation), decode included, against the peer on the same files. ``--large N``
-also measures large-photo strategies (plain resize, zoom on the tiles' region, tiling) on N
-test photos pasted small into 4000×3000 canvases. ``--sweep N``: the scale sweep — N test
-photos' hands pasted into 4000×3000 canvases so that the hand spans 2 % to 90 % of the long
-side: tiles found (class-agnostic) and named right per step, and the read time of these
-12-MP photos.
+on the real test split, over the 34 tile kinds all know.
+
+``--phone N`` (20 by default): the same for 12-MP phone JPEGs made from N real val photos
+(4000×3000, quality 90, half with EXIF orientation), decode included — the service's path
+(a reduced decode first, :mod:`vision.photo_read`) against a whole decode then a read — and
+the peer on the same files.
+
+``--large N``: large-photo strategies (plain resize, zoom on the tiles' region, tiling) on N
+test photos pasted small into 4000×3000 canvases.
+
+``--sweep N``: the scale sweep — N test photos' hands pasted into 4000×3000 canvases so that
+the hand spans 2 % to 90 % of the long side, saved as JPEGs: tiles found (class-agnostic)
+and named right per step, and the decode + read time, the service's way and whole.
 
     .venv/bin/python bench/read.py [--split data/real] [--threads 2] [--phone 20] [--large 20]
-        [--sweep 10] [--model F.onnx --namer N.onnx] [--decode-pixels 4000000]
+        [--sweep 10] [--model F.onnx --namer N.onnx] [--first-pixels 4000000]
 
 The peer is a benchmark-only dev dependency (its model is AGPL-licensed; never shipped).
 """
@@ -293,49 +298,72 @@ def phone_photos(split: Path, n: int, out: Path) -> list[tuple[Path, Detections]
 
 
 def phone_row(detector: Any, namer: Any, peer: Any, photos: list[tuple[Path, Detections]]) -> None:
-    """Decode + read of 12-MP phone photos, p50/p90, against the peer's own decode + detect
-    of the same files."""
-    from vision.detector import load_image
-    from vision.reading import read_image
+    """Decode + read of 12-MP phone photos, p50/p90: the service's path (a reduced decode
+    first, the whole photo only for small tiles: :mod:`vision.photo_read`) against the whole
+    decode then a read (before issue #26), photo by photo in turn, and the peer's own decode +
+    detect of the same files."""
+    from vision.images import DECODE_PIXELS, decode_image
 
-    decode, read, total, preds, truths = [], [], [], [], []
+    def whole(data: bytes, read: Any) -> tuple[Any, Any]:
+        image = decode_image(data, budget=DECODE_PIXELS)
+        return image, read(image)
+
+    paths = {"service path": read_photo_data_, "whole decode + read": whole}
+    times: dict[str, list[float]] = {k: [] for k in paths}
+    preds: dict[str, list[Detections]] = {k: [] for k in paths}
+    truths: dict[str, list[Detections]] = {k: [] for k in paths}
+    again = 0
     for path, truth in photos:
-        t0 = time.perf_counter()
-        image = load_image(path)
-        t1 = time.perf_counter()
-        reading = read_image(image, detector=detector, namer=namer, source=str(path))
-        t2 = time.perf_counter()
-        decode.append(t1 - t0)
-        read.append(t2 - t1)
-        total.append(t2 - t0)
-        preds.append(reading.detections)
-        # the truth in the decoded photo's pixels (a reduced decode is smaller)
-        scale = max(image.shape[:2]) / max(PHONE)
-        truths.append(Detections(truth.xyxy * scale, truth.confidence, truth.class_id))
-    rep = evaluate(preds, truths, 0.0, classes=SHARED)
-    shape = "×".join(str(v) for v in image.shape[1::-1])
+        data = path.read_bytes()
+
+        def read(image: Any, source: str = str(path)) -> Any:
+            from vision.reading import read_image
+
+            return read_image(image, detector=detector, namer=namer, source=source)
+
+        for name, run in paths.items():
+            t0 = time.perf_counter()
+            image, reading = run(data, read)
+            times[name].append(time.perf_counter() - t0)
+            preds[name].append(reading.detections)
+            # the truth in the decoded photo's pixels (a reduced decode is smaller)
+            scale = max(image.shape[:2]) / max(PHONE)
+            truths[name].append(Detections(truth.xyxy * scale, truth.confidence, truth.class_id))
+            again += name == "service path" and scale == 1
     print(
         f"\n12-MP phone photos: {len(photos)} real val photos as {PHONE[0]}×{PHONE[1]} JPEGs "
-        f"(quality 90, half stored sideways with EXIF orientation 6; decoded here to {shape})"
+        "(quality 90, half stored sideways with EXIF orientation 6), decode + read; the "
+        f"service path read {again} of them again whole"
     )
-    print(f"{'':<24}{'p50 ms':>9}{'p90 ms':>9}{'exact':>7}{'recall':>8}")
-    print(f"{'ours: decode':<24}{pct(decode, 50):>9.1f}{pct(decode, 90):>9.1f}")
-    print(f"{'ours: read':<24}{pct(read, 50):>9.1f}{pct(read, 90):>9.1f}")
+    print(f"{'':<28}{'p50 ms':>9}{'p90 ms':>9}{'exact':>7}{'recall':>8}")
+    for name in paths:
+        rep = evaluate(preds[name], truths[name], 0.0, classes=SHARED)
+        print(
+            f"{'ours: ' + name:<28}{pct(times[name], 50):>9.1f}{pct(times[name], 90):>9.1f}"
+            f"{rep.exact_read:>7.3f}{rep.recall:>8.3f}"
+        )
+    ours, before = times["service path"], times["whole decode + read"]
     print(
-        f"{'ours: decode + read':<24}{pct(total, 50):>9.1f}{pct(total, 90):>9.1f}"
-        f"{rep.exact_read:>7.3f}{rep.recall:>8.3f}"
+        f"service path / whole decode: p50 {pct(ours, 50) / pct(before, 50):.2f}, "
+        f"p90 {pct(ours, 90) / pct(before, 90):.2f}"
     )
     if peer is not None:
-        times, peer_preds = run_peer(peer, photos, 1)
+        peer_times, peer_preds = run_peer(peer, photos, 1)
         prep = evaluate(peer_preds, [t for _, t in photos], 0.5, classes=SHARED)
         print(
-            f"{'mahjong-detector 0.0.6':<24}{pct(times, 50):>9.1f}{pct(times, 90):>9.1f}"
-            f"{prep.exact_read:>7.3f}{prep.recall:>8.3f}"
+            f"{'mahjong-detector 0.0.6':<28}{pct(peer_times, 50):>9.1f}"
+            f"{pct(peer_times, 90):>9.1f}{prep.exact_read:>7.3f}{prep.recall:>8.3f}"
         )
         print(
-            f"12-MP ratio ours/peer: p50 {pct(total, 50) / pct(times, 50):.2f}, "
-            f"p90 {pct(total, 90) / pct(times, 90):.2f}"
+            f"12-MP ratio service path/peer: p50 {pct(ours, 50) / pct(peer_times, 50):.2f}, "
+            f"p90 {pct(ours, 90) / pct(peer_times, 90):.2f}"
         )
+
+
+def read_photo_data_(data: bytes, read: Any) -> tuple[Any, Any]:
+    from vision.photo_read import read_photo_data
+
+    return read_photo_data(data, read)
 
 
 @contextlib.contextmanager
@@ -363,17 +391,11 @@ def plain_sessions() -> Iterator[None]:
         detector.session_options = chosen
 
 
-def limit_decode(pixels: int) -> None:
-    """Decode JPEGs above ``pixels`` at 1/2, 1/4 … (a what-if for :mod:`vision.images`'s
-    budget; the bench only)."""
-    from vision import images
+def first_decode(pixels: int) -> None:
+    """What-if for :data:`vision.photo_read.FIRST_PIXELS` (the bench only)."""
+    from vision import photo_read
 
-    reduce = images.reduction
-
-    def reduction(width: int, height: int, budget: int = pixels) -> int:
-        return reduce(width, height, budget)
-
-    images.reduction = reduction
+    photo_read.FIRST_PIXELS = pixels
 
 
 SWEEP = (0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9)
@@ -404,30 +426,56 @@ def hand_scene(path: Path, truth: Detections, span: float) -> tuple[np.ndarray, 
 
 
 def sweep(detector: Any, namer: Any, photos: list[tuple[Path, Detections]]) -> None:
+    """The hands at each span saved as quality-90 JPEGs and read the service's way
+    (:mod:`vision.photo_read`: a reduced decode first) — the ``again`` column counts those
+    read again whole — and, for comparison, decoded whole then read."""
+    import cv2
+
+    from vision.images import DECODE_PIXELS, decode_image
     from vision.metrics import StageReport
+    from vision.photo_read import read_photo_data
     from vision.reading import read_image
 
-    print(f"\nscale sweep: {len(photos)} hands in 4000×3000 photos (12 MP)")
-    print(f"{'hand spans':>11}{'tile px':>9}{'found':>8}{'named':>8}{'exact':>7}{'p50 ms':>8}")
+    def read(image: Any) -> Any:
+        return read_image(image, detector=detector, namer=namer)
+
+    def whole(data: bytes, read: Any) -> tuple[Any, Any]:
+        image = decode_image(data, budget=DECODE_PIXELS)
+        return image, read(image)
+
+    print(f"\nscale sweep: {len(photos)} hands in 4000×3000 JPEGs (12 MP), decode + read")
+    print(
+        f"{'':>20}{'service path':^38}{'whole decode + read':^30}\n"
+        f"{'hand spans':>11}{'tile px':>9}{'found':>8}{'named':>8}{'exact':>7}{'p50 ms':>8}"
+        f"{'again':>7}{'found':>8}{'named':>8}{'exact':>7}{'p50 ms':>8}"
+    )
     for span in SWEEP:
-        stages, reads, truths, times, sides = StageReport(), [], [], [], []
-        for path, truth in photos:
-            image, moved = hand_scene(path, truth, span)
-            t = time.perf_counter()
-            reading = read_image(image, detector=detector, namer=namer)
-            times.append(time.perf_counter() - t)
-            read = reading.detections
-            stages.add(moved, reading.extra["found_xyxy"], read, reading.alternatives)
-            reads.append(read)
-            truths.append(moved)
-            sides.append(float(np.median((moved.xyxy[:, 2:] - moved.xyxy[:, :2]).max(1))))
-        f = stages.figures()
-        exact = evaluate(reads, truths, 0.0).exact_read
-        print(
-            f"{span:>10.0%}{np.median(sides):>9.0f}{f['found_recall']:>8.3f}"
-            f"{f['found_recall'] * f['namer_accuracy']:>8.3f}{exact:>7.2f}"
-            f"{statistics.median(times) * 1000:>8.0f}"
-        )
+        figures, sides, again = [], [], 0
+        for run in (read_photo_data, whole):
+            stages, reads, truths, times = StageReport(), [], [], []
+            for path, truth in photos:
+                canvas, moved = hand_scene(path, truth, span)
+                _, buf = cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, 90])
+                t = time.perf_counter()
+                image, reading = run(bytes(buf), read)
+                times.append(time.perf_counter() - t)
+                scale = image.shape[1] / canvas.shape[1]
+                moved = Detections(moved.xyxy * scale, moved.confidence, moved.class_id)
+                again += run is read_photo_data and scale == 1
+                stages.add(
+                    moved, reading.extra["found_xyxy"], reading.detections, reading.alternatives
+                )
+                reads.append(reading.detections)
+                truths.append(moved)
+                if run is whole:
+                    sides.append(float(np.median((moved.xyxy[:, 2:] - moved.xyxy[:, :2]).max(1))))
+            f = stages.figures()
+            figures.append(
+                f"{f['found_recall']:>8.3f}{f['found_recall'] * f['namer_accuracy']:>8.3f}"
+                f"{evaluate(reads, truths, 0.0).exact_read:>7.2f}"
+                f"{statistics.median(times) * 1000:>8.0f}"
+            )
+        print(f"{span:>10.0%}{np.median(sides):>9.0f}{figures[0]}{again:>7}{figures[1]}")
 
 
 def main() -> int:
@@ -453,13 +501,13 @@ def main() -> int:
         "--phone", type=int, default=20, help="12-MP phone JPEGs made from N val photos (0: none)"
     )
     parser.add_argument(
-        "--decode-pixels",
+        "--first-pixels",
         type=int,
-        help="what-if: decode JPEGs above this many pixels at 1/2, 1/4 … (vision.images' budget)",
+        help="what-if: the service path's first decode budget (vision.photo_read.FIRST_PIXELS)",
     )
     args = parser.parse_args()
-    if args.decode_pixels:
-        limit_decode(args.decode_pixels)
+    if args.first_pixels:
+        first_decode(args.first_pixels)
 
     from vision.detector import Detector, ModelError
     from vision.namer import Namer

@@ -1,14 +1,13 @@
-"""Uploaded bytes → a BGR image through the one decoder (:mod:`vision.images`), its refusals
-as API errors; the annotated photo as a ``data:`` URL.
+"""The one decoder's refusals (:class:`vision.images.PhotoError`) as API errors; the
+annotated photo as a ``data:`` URL. Photos are decoded in :mod:`service.pipeline` through
+:func:`vision.photo_read.read_photo_data`.
 
->>> decode_photo(b"", 1000)
-Traceback (most recent call last):
-...
-service.errors.ApiError: photo: the file is empty
->>> decode_photo(b"%PDF-1.7 ...", 1000)
-Traceback (most recent call last):
-...
-service.errors.ApiError: photo: not an image file hupai can read (JPEG, PNG, WebP, BMP, TIFF, GIF)
+>>> from vision.images import decode_image
+>>> try:
+...     decode_image(b"")
+... except PhotoError as exc:
+...     print(photo_error(exc))
+photo: the file is empty
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from __future__ import annotations
 import base64
 
 from service.errors import ApiError
-from vision.images import Image, PhotoError, decode_image
+from vision.images import PhotoError
 
 #: The decoder's reason → (HTTP status, the API's error code).
 STATUS = {
@@ -26,14 +25,6 @@ STATUS = {
     "damaged_photo": (422, "damaged_photo"),
     "photo_too_small": (422, "photo_too_small"),
 }
-
-
-def decode_photo(data: bytes, max_pixels: int) -> Image:
-    """The photo as a BGR uint8 array, turned upright by its EXIF orientation."""
-    try:
-        return decode_image(data, max_pixels)
-    except PhotoError as exc:
-        raise photo_error(exc) from None
 
 
 def photo_error(exc: PhotoError) -> ApiError:

@@ -8,10 +8,11 @@ from typing import Any
 
 from scoring.tiles import Tile
 from service.errors import ApiError
-from service.photos import decode_photo
+from service.photos import photo_error
 from service.reader import Reader
 from service.settings import Settings
-from vision.images import encode_jpeg, thumbnail_jpeg
+from vision.images import Image, PhotoError, encode_jpeg, thumbnail_jpeg
+from vision.result import Reading
 
 
 @dataclass(frozen=True)
@@ -41,13 +42,18 @@ def read_pipeline(
     only uncertain tiles. ``annotate``: the annotated photo; ``thumbnail``: also the small
     annotated JPEG a table keeps (drawn once for both)."""
     from vision.annotate import annotate as draw
+    from vision.photo_read import read_photo_data
     from vision.reading import ReadTimeout, read_deadline
     from vision.suggest import suggest, wins_with
 
-    image = decode_photo(data, settings.max_pixels)
+    def read(image: Image) -> Reading:
+        return reader.read(image, win_tile=win_tile, source=source)
+
     try:
         with read_deadline(settings.read_timeout):
-            reading = reader.read(image, win_tile=win_tile, source=source)
+            image, reading = read_photo_data(data, read, settings.max_pixels)
+    except PhotoError as exc:
+        raise photo_error(exc) from None
     except ReadTimeout as exc:
         raise ApiError(
             422,

@@ -40,6 +40,7 @@ MIN_SIDE = 16
 MAX_PIXELS = 50_000_000
 #: A JPEG with more pixels is decoded at the smallest reduction that fits: a 12-MP phone
 #: photo (4032 × 3024) is decoded whole, a 48-MP one at half size (plenty for ~100-px tiles).
+#: The service decodes smaller first (:mod:`vision.photo_read`), whole only for small tiles.
 DECODE_PIXELS = 16_000_000
 #: ISO base media brands of HEIC/HEIF/AVIF photos (bytes 8-12 after ``ftyp``).
 _HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"mif1", b"msf1", b"heim", b"heis", b"avif"}
@@ -81,8 +82,9 @@ def load_image(path: str | Path, max_pixels: int = MAX_PIXELS) -> Image:
         raise PhotoError(exc.code, f"{path}: {exc.message}", exc.hint) from None
 
 
-def decode_image(data: bytes, max_pixels: int = MAX_PIXELS) -> Image:
-    """The photo as a BGR uint8 array, turned upright by its EXIF orientation."""
+def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, budget: int | None = None) -> Image:
+    """The photo as a BGR uint8 array, turned upright by its EXIF orientation; a JPEG over
+    ``budget`` pixels (:data:`DECODE_PIXELS` by default) decoded at 1/2, 1/4 or 1/8."""
     from PIL import Image as PILImage
     from PIL import UnidentifiedImageError
 
@@ -98,7 +100,13 @@ def decode_image(data: bytes, max_pixels: int = MAX_PIXELS) -> Image:
     try:
         with PILImage.open(io.BytesIO(data)) as opened:
             _check_header(opened, max_pixels)
-            rgb = _upright_rgb(opened)
+            scale = _scale(opened, DECODE_PIXELS if budget is None else budget)
+            bgr = _whole_jpeg_by_opencv(data, opened.format, scale)
+            if bgr is None:
+                if scale > 1:
+                    width, height = opened.size
+                    opened.draft("RGB", (-(-width // scale), -(-height // scale)))
+                bgr = np.ascontiguousarray(_upright_rgb(opened)[:, :, ::-1])
     except PhotoError:
         raise
     except UnidentifiedImageError:
@@ -120,11 +128,46 @@ def decode_image(data: bytes, max_pixels: int = MAX_PIXELS) -> Image:
             f"cannot read the image: it is truncated or damaged ({_first_line(exc)})",
             RESEND,
         ) from None
-    if rgb.ndim != 3 or rgb.shape[0] < MIN_SIDE or rgb.shape[1] < MIN_SIDE:
+    if bgr.ndim != 3 or bgr.shape[0] < MIN_SIDE or bgr.shape[1] < MIN_SIDE:
         raise PhotoError(
-            "photo_too_small", f"{rgb.shape[1]}×{rgb.shape[0]} px is too small to read tiles"
+            "photo_too_small", f"{bgr.shape[1]}×{bgr.shape[0]} px is too small to read tiles"
         )
-    return np.ascontiguousarray(rgb[:, :, ::-1])
+    return bgr
+
+
+def photo_size(data: bytes) -> tuple[int, int]:
+    """Width and height as the file's header states them (before its EXIF turn), read
+    without decoding; ``(0, 0)`` when the header cannot be read."""
+    from PIL import Image as PILImage
+
+    try:
+        with PILImage.open(io.BytesIO(data)) as opened:
+            return opened.size
+    except Exception:  # decode_image gives the reason; this only measures
+        return (0, 0)
+
+
+#: OpenCV's flags for a JPEG decoded at 1/1, 1/2, 1/4, 1/8 (EXIF orientation applied).
+_OPENCV_FLAGS = {1: 1, 2: 17, 4: 33, 8: 65}  # IMREAD_COLOR, IMREAD_REDUCED_COLOR_2/4/8
+
+
+def _whole_jpeg_by_opencv(data: bytes, fmt: str | None, scale: int) -> Image | None:
+    """A complete JPEG decoded by OpenCV's libjpeg-turbo straight into BGR: the same pixels
+    as Pillow's, in about 0.4× the time (no RGB copy, no separate EXIF turn). None where
+    Pillow should decode: not a JPEG, or a file that does not end with the JPEG end
+    marker (a truncated upload, which Pillow refuses with a reason and OpenCV would fill
+    with grey)."""
+    if fmt not in _SCALABLE or not data.rstrip(b"\0").endswith(b"\xff\xd9"):
+        return None
+    import cv2
+
+    try:
+        bgr = cv2.imdecode(np.frombuffer(data, np.uint8), _OPENCV_FLAGS[scale])
+    except cv2.error:
+        return None
+    if bgr is None or bgr.ndim != 3:
+        return None
+    return np.asarray(bgr, dtype=np.uint8)
 
 
 def _check_header(opened: Any, max_pixels: int) -> None:
@@ -142,10 +185,12 @@ def _check_header(opened: Any, max_pixels: int) -> None:
             f"{_megapixels(max_pixels)} allowed",
             SMALLER,
         )
-    if opened.format in _SCALABLE:
-        scale = reduction(width, height)
-        if scale > 1:
-            opened.draft("RGB", (-(-width // scale), -(-height // scale)))
+
+
+def _scale(opened: Any, budget: int) -> int:
+    """How much a JPEG is reduced as it is decoded (1 for other formats)."""
+    width, height = opened.size
+    return reduction(width, height, budget) if opened.format in _SCALABLE else 1
 
 
 def reduction(width: int, height: int, budget: int = DECODE_PIXELS) -> int:

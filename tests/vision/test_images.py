@@ -8,8 +8,9 @@ import resource
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, ImageOps
 
 from vision.images import DECODE_PIXELS, PhotoError, decode_image, load_image
 
@@ -103,3 +104,20 @@ def test_a_file_gets_the_same_answer_naming_it(tmp_path: Path) -> None:
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(PhotoError, match=r"nothing\.jpg: no such file"):
         load_image(tmp_path / "nothing.jpg")
+
+
+def test_a_jpeg_decodes_to_pillows_pixels_turned_by_its_exif() -> None:
+    rng = np.random.default_rng(0)
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    out = io.BytesIO()
+    Image.fromarray(rng.integers(0, 255, (48, 64, 3), np.uint8)).save(out, "JPEG", exif=exif)
+    pillow = np.asarray(ImageOps.exif_transpose(Image.open(io.BytesIO(out.getvalue()))))
+    assert np.array_equal(decode_image(out.getvalue()), pillow[:, :, ::-1])
+
+
+def test_a_truncated_jpeg_is_refused_not_filled_in() -> None:
+    data = jpeg(640, 480)
+    with pytest.raises(PhotoError) as caught:
+        decode_image(data[: len(data) // 2])
+    assert caught.value.code == "damaged_photo"
