@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "score",
     "read",
     "label",
+    "label_studio",
     "data",
     "train",
     "eval",
@@ -72,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
 #: commands; ``hupai serve`` reads the same variables through service/settings.py). Read
 #: here, at the entry, and nowhere in ``vision/``.
 ENVIRONMENT = {"model": "HUPAI_MODEL", "namer": "HUPAI_NAMER", "threads": "HUPAI_THREADS"}
-_READS_MODELS = {"read", "score", "label", "eval", "table", "serve"}
+_READS_MODELS = {"read", "score", "label", "eval", "table", "serve", "label-studio"}
 
 
 def add_models_option(parser: argparse.ArgumentParser) -> None:

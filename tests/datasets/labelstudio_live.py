@@ -46,9 +46,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def label_studio(executable: str, document_root: Path) -> Iterator[tuple[str, str]]:
+def label_studio(
+    executable: str, document_root: Path, env: dict[str, str] | None = None
+) -> Iterator[tuple[str, str]]:
     """A Label Studio server (its own data folder, local files served from
-    ``document_root``); yields (base URL, API token)."""
+    ``document_root``, ``env`` added to its environment); yields (base URL, API token)."""
     port = free_port()
     data = Path(tempfile.mkdtemp(prefix="hupai-ls-"))
     token = "hupai" + os.urandom(8).hex()
@@ -62,6 +64,7 @@ def label_studio(executable: str, document_root: Path) -> Iterator[tuple[str, st
         "LABEL_STUDIO_PASSWORD": PASSWORD,
         "COLLECT_ANALYTICS": "false",
         "LABEL_STUDIO_ENABLE_LEGACY_API_TOKEN": "true",
+        **(env or {}),
     }
     log = open(data / "server.log", "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(

@@ -1,0 +1,121 @@
+"""``hupai label-studio serve``: the ML backend Label Studio calls for pre-labels and to
+start retraining (hupai/labeling/backend.py; docs/labeling.md)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+from pathlib import Path
+
+from hupai.cli import UserError, add_models_option
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "label-studio", help="Label Studio ML backend: pre-labels and retraining"
+    )
+    sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    serve = sub.add_parser(
+        "serve",
+        help="serve the ML backend (the URL to give in a project's Model settings)",
+        description=(
+            "Answer Label Studio's ML backend protocol (health, setup, predict, webhook, "
+            "train, status) with hupai's reading. LABEL_STUDIO_URL, LABEL_STUDIO_API_KEY and "
+            "LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT are read when the options are left out."
+        ),
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=9090, help="port (default 9090)")
+    add_models_option(serve)
+    serve.add_argument(
+        "--label-studio-url",
+        help="Label Studio's address, for its upload and storage URLs (default: the one "
+        "Label Studio sends at setup)",
+    )
+    serve.add_argument(
+        "--api-key",
+        help="a Label Studio API key (legacy token or personal access token) to fetch photos "
+        "and export annotations (default: the token Label Studio sends at setup)",
+    )
+    serve.add_argument(
+        "--local-files-root",
+        type=Path,
+        help="read /data/local-files/ photos from this folder (Label Studio's "
+        "LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT) instead of through Label Studio",
+    )
+    serve.add_argument(
+        "--read-concurrency", type=int, default=1, help="photos read at once (default 1)"
+    )
+    serve.add_argument(
+        "--read-timeout", type=float, default=30.0, help="seconds per task (default 30)"
+    )
+    serve.add_argument("--threads", type=int, help="onnxruntime threads per read")
+    serve.add_argument(
+        "--retrain-out",
+        type=Path,
+        default=Path("retrained"),
+        help="model folder Start Training writes (default ./retrained)",
+    )
+    serve.add_argument(
+        "--retrain-args",
+        default="",
+        help="more `hupai retrain` options for Start Training, as one string "
+        "('--epochs 2 --real-test-limit 40')",
+    )
+    serve.add_argument(
+        "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
+    )
+    serve.set_defaults(handler=_serve, model=None, namer=None)
+
+
+def model_version(finder: Path, namer: Path) -> str:
+    """The pair's name and version, with each model's (what Label Studio shows)."""
+    import json
+
+    from vision.detector import PAIR_FILE
+
+    def named(path: Path) -> str:
+        meta = json.loads(path.with_suffix(".json").read_text())
+        return f"{meta.get('name', path.stem)} {meta.get('version', '?')}"
+
+    pair_file = namer.parent / PAIR_FILE
+    pair = json.loads(pair_file.read_text()) if pair_file.is_file() else {}
+    head = f"{pair.get('name', 'hupai')} {pair.get('version', '')}".strip()
+    return f"{head} ({named(finder)} + {named(namer)})"
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import logging
+
+    from hupai.labeling.backend import BackendOptions
+    from vision.detector import REPO_MODELS, models_in
+
+    if args.read_concurrency < 1 or args.read_timeout <= 0:
+        raise UserError("--read-concurrency must be 1 or more and --read-timeout above 0")
+    finder, namer = (Path(args.model), Path(args.namer)) if args.model else models_in(REPO_MODELS)
+    root = args.local_files_root or os.environ.get("LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT")
+    if root is not None and not Path(root).is_dir():
+        raise UserError(f"--local-files-root {root}: no such folder")
+    opts = BackendOptions(
+        finder=finder,
+        namer=namer,
+        model_version=model_version(finder, namer),
+        label_studio_url=args.label_studio_url or os.environ.get("LABEL_STUDIO_URL"),
+        api_key=args.api_key or os.environ.get("LABEL_STUDIO_API_KEY"),
+        local_files_root=None if root is None else Path(root),
+        read_concurrency=args.read_concurrency,
+        read_timeout=args.read_timeout,
+        threads=args.threads,
+        retrain_out=args.retrain_out,
+        retrain_args=tuple(shlex.split(args.retrain_args)),
+    )
+    import uvicorn
+
+    from hupai.labeling.backend_app import create_app
+
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(message)s")
+    app = create_app(opts)  # the models load now: setup and health answer at once
+    print(f"hupai label-studio: {opts.model_version} at http://{args.host}:{args.port}")
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return 0
