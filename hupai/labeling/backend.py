@@ -276,7 +276,7 @@ def prediction(reading: Any, config: Config, model_version: str) -> dict[str, An
 def likeliest(names: Any, probs: Any) -> str:
     """The three likeliest names of a box, as a region's meta text.
 
-    >>> likeliest([19, 20, 43], [0.91, 0.05, 0.02])
+    >>> likeliest([10, 11, 43], [0.91, 0.05, 0.02])
     '2p 0.91 · 3p 0.05 · not a tile 0.02'
     """
     parts = []

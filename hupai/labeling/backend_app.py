@@ -157,8 +157,13 @@ def create_app(opts: BackendOptions, reader: Reader | None = None) -> FastAPI:
             url, task_id = image_url(task, config)
             with anyio.fail_after(opts.read_timeout):
                 async with limiter:
-                    data = await anyio.to_thread.run_sync(fetcher.photo, url, task_id, project)
-                    reading = await anyio.to_thread.run_sync(reader.read, data, url)
+                    # abandoned past the timeout: the answer goes now, the thread ends later
+                    data = await anyio.to_thread.run_sync(
+                        fetcher.photo, url, task_id, project, abandon_on_cancel=True
+                    )
+                    reading = await anyio.to_thread.run_sync(
+                        reader.read, data, url, abandon_on_cancel=True
+                    )
             slots[k] = prediction(reading, config, version)
             log.info(
                 "task %s: %d tiles in %.2f s",

@@ -260,18 +260,24 @@ def run(executable: str, work: Path, *, retrain_args: str = "") -> dict[str, Any
                 opened = call(base, token, "GET", f"/api/tasks/{task_id}")
                 opened["opened_in_seconds"] = round(time.perf_counter() - began, 3)
                 seen["opened"][task_id] = opened
-            first = seen["opened"][ids[0]]
-            result = first["predictions"][0]["result"] if first["predictions"] else []
-            annotation = call(
-                base, token, "POST", f"/api/tasks/{ids[0]}/annotations", {"result": result}
-            )
+            for task_id in ids:  # a person accepts the boxes, dropping the last
+                opened = seen["opened"][task_id]
+                result = opened["predictions"][0]["result"] if opened["predictions"] else []
+                call(
+                    base,
+                    token,
+                    "POST",
+                    f"/api/tasks/{task_id}/annotations",
+                    {"result": result[:-1]},
+                )
+            annotation = call(base, token, "GET", f"/api/tasks/{ids[0]}/annotations")[0]
             call(
                 base,
                 token,
                 "PATCH",
                 f"/api/annotations/{annotation['id']}",
-                {"result": result[:-1]},
-            )
+                {"result": annotation["result"][:-1]},
+            )  # and corrects the first again
             seen["train"] = call(base, token, "POST", f"/api/ml/{ml['id']}/train", {})
             deadline = time.monotonic() + 900
             while time.monotonic() < deadline:  # the retraining job, until it ends
@@ -318,7 +324,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="hupai-lsml-") as tmp:
         seen = run(args.label_studio, Path(tmp), retrain_args=args.retrain_args)
     write_fixtures(seen, args.write_fixtures)
-    print(json.dumps({k: v for k, v in seen.items() if k != "exchanges"}, indent=1)[:4000])
+    for task_id, task in seen["opened"].items():
+        print(f"task {task_id} ({task['data']['image']}): opened in {task['opened_in_seconds']} s")
+    for e in seen["exchanges"]:
+        print(f"{e['method']} {e['path']} {e['status']} {e['seconds']} s")
+    print(json.dumps(seen.get("status"), indent=1, default=str)[:3000])
     print(f"wrote {args.write_fixtures}")
     return 0
 
