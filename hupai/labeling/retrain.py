@@ -281,8 +281,10 @@ def _replay_crops(opts: RetrainOptions, log: Log) -> Path | None:
     root = write_yolo(pairs, opts.work / "replay", "val")
     crops = crops_from_yolo(root / "images" / "val", root / "labels" / "val", seed=opts.seed)
     crops.save(path)
-    log(f"replay: {len(crops)} crops of {len(pairs)} real val photos "
-        f"({time.perf_counter() - began:.0f} s)")  # fmt: skip
+    log(
+        f"replay: {len(crops)} crops of {len(pairs)} real val photos "
+        f"({time.perf_counter() - began:.0f} s)"
+    )
     return path
 
 
@@ -576,14 +578,19 @@ def retrain(opts: RetrainOptions, log: Log | None = None) -> RetrainReport:
     )
     train_root = write_yolo(split.train, opts.work / "user", "train")
     held_root = write_yolo(split.held_out, opts.work / "user", "test")
-    report.finder = _cached(opts.work / "finder-check.json", lambda: finder_check(
-        train_root, base[0], opts.threads, log
-    ))  # fmt: skip
+    report.finder = _cached(
+        opts.work / "finder-check.json",
+        lambda: finder_check(train_root, base[0], opts.threads, log),
+    )
     user, replay = build_crops(opts, train_root, log)
     weights = train_namer(opts, base[1], user, replay, log)
     after = export_folder(opts, weights, base, train_root, log)
-    report.namer = {"file": after[1].name, "from": base[1].name, "epochs": opts.epochs,
-                    "epoch_crops": opts.epoch_crops}  # fmt: skip
+    report.namer = {
+        "file": after[1].name,
+        "from": base[1].name,
+        "epochs": opts.epochs,
+        "epoch_crops": opts.epoch_crops,
+    }
     report.table = before_after(opts, held_root, base, after, log)
     report.seconds = time.perf_counter() - began
     (opts.out / "retrain-report.json").write_text(json.dumps(report.to_dict(), indent=2) + "\n")
