@@ -260,9 +260,12 @@ def prediction(reading: Any, config: Config, model_version: str) -> dict[str, An
     item = ImageLabels("", reading.width, reading.height, reading.detections)
     (task,) = labelstudio_tasks([item], model_version=model_version)
     result = task["predictions"][0]["result"]
+    # percentages of the image read; the photo's own size where it was decoded reduced
+    width, height = reading.extra.get("photo_size", (reading.width, reading.height))
     for k, region in enumerate(result):
         region["from_name"], region["to_name"] = config.from_name, config.to_name
         region["id"] = f"hupai{k}"
+        region["original_width"], region["original_height"] = int(width), int(height)
         if reading.alternatives is not None and reading.alternative_probs is not None:
             text = likeliest(reading.alternatives[k], reading.alternative_probs[k])
             region["meta"] = {"text": [text]}

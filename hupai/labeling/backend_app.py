@@ -47,14 +47,32 @@ class Reader:
         self.namer = Namer(opts.namer, threads=opts.threads)
 
     def read(self, data: bytes, source: str) -> Any:
-        from vision.images import decode_image
+        """The reading of a photo's bytes, decoded no larger than its tiles need (as the
+        service reads: :mod:`vision.photo_read`), with the photo's upright size in
+        ``extra["photo_size"]`` (the reading's own pixels may be a reduced decode's)."""
+        from vision.images import photo_size
+        from vision.photo_read import read_photo_data
         from vision.reading import read_image
 
+        def read(image: Any) -> Any:
+            return read_image(image, detector=self.detector, namer=self.namer, source=source)
+
         try:
-            image = decode_image(data)
+            _, reading = read_photo_data(data, read)
         except ValueError as exc:
             raise TaskError(f"{source}: {getattr(exc, 'message', None) or exc}") from None
-        return read_image(image, detector=self.detector, namer=self.namer, source=source)
+        reading.extra["photo_size"] = upright_size(photo_size(data), reading)
+        return reading
+
+
+def upright_size(stored: tuple[int, int], reading: Any) -> tuple[int, int]:
+    """The photo's size as seen (EXIF turn applied): the reading's shape scaled to the
+    file's pixel count (the header states the size before the turn)."""
+    w, h = reading.width, reading.height
+    if not (stored[0] and stored[1] and w and h):
+        return (w, h)
+    f = (stored[0] * stored[1] / (w * h)) ** 0.5
+    return (round(w * f), round(h * f))
 
 
 def create_app(opts: BackendOptions, reader: Reader | None = None) -> FastAPI:

@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import cv2
 import pytest
 import uvicorn
 
@@ -89,6 +90,9 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copy(REAL / "row14a.jpg", folder / "images" / "row14a.jpg")
     shutil.copy(REAL / "row14b.jpg", folder / "images" / "phone-12mp.jpg")  # a small stand-in
     (folder / "images" / "broken.jpg").write_bytes(b"\xff\xd8 not a photo")
+    image = cv2.imread(str(REAL / "row14a.jpg"))
+    big = cv2.resize(image, (4000, 3000), interpolation=cv2.INTER_CUBIC)  # a phone's 12 MP
+    cv2.imwrite(str(folder / "images" / "row14a-12mp.jpg"), big, [cv2.IMWRITE_JPEG_QUALITY, 90])
     return folder
 
 
@@ -158,6 +162,18 @@ def test_the_prediction_score_is_the_mean_of_the_boxes(backend: str) -> None:
     prediction = answer["results"][0]
     scores = [r["score"] for r in prediction["result"]]
     assert prediction["score"] == pytest.approx(sum(scores) / len(scores), abs=1e-3)
+
+
+def test_a_12_megapixel_photo_is_boxed_in_percent_of_the_whole_photo(backend: str) -> None:
+    small, big = _predict(
+        backend,
+        "/data/local-files/?d=images/row14a.jpg",
+        "/data/local-files/?d=images/row14a-12mp.jpg",
+    )
+    region = big["result"][0]
+    assert (region["original_width"], region["original_height"]) == (4000, 3000)
+    xs = sorted(r["value"]["x"] for r in small["result"])
+    assert sorted(r["value"]["x"] for r in big["result"]) == pytest.approx(xs, abs=1.0)
 
 
 def _task(image: str, task_id: int = 99) -> dict[str, Any]:
