@@ -39,13 +39,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--held-out", type=float, default=0.2, help="share held out (default 0.2) when no "
         "photo was imported with --split val/test",
     )  # fmt: skip
-    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--epoch-crops", type=int, default=4000, help="crops per epoch")
     parser.add_argument("--lr", type=float, default=6e-4, help="peak learning rate")
     parser.add_argument(
         "--replay-share", type=float, default=0.4, help="of each epoch: real crops replayed"
     )
     parser.add_argument("--real-test-limit", type=int, help="only N real test photos in the table")
+    parser.add_argument(
+        "--finder",
+        choices=("auto", "train", "keep"),
+        default="auto",
+        help="fine-tune the finder too: where it misses or invents boxes on the corrections "
+        "(auto, the default), always (train) or never (keep)",
+    )
+    parser.add_argument("--finder-epochs", type=int, default=3, help="the finder's epochs")
     parser.add_argument("--no-int8", dest="int8", action="store_false", help="keep it float")
     parser.add_argument("--device", help="torch device (default: cuda when present, else cpu)")
     parser.add_argument("--threads", type=int, help="CPU threads (default: every core)")
@@ -78,6 +86,8 @@ def _retrain(args: argparse.Namespace) -> int:
         lr=args.lr,
         replay_share=args.replay_share,
         real_test_limit=args.real_test_limit,
+        finder=args.finder,
+        finder_epochs=args.finder_epochs,
         int8=args.int8,
         seed=args.seed,
         threads=args.threads,
@@ -91,8 +101,8 @@ def _retrain(args: argparse.Namespace) -> int:
     print(format_table(report.table))
     finder = report.finder
     print(
-        f"finder on the training part: recall {finder['recall']:.3f}, precision "
-        f"{finder['precision']:.3f}: {finder['verdict']}"
+        f"finder on the training part before: recall {finder['recall']:.3f}, precision "
+        f"{finder['precision']:.3f}: " + ("fine-tuned" if finder["trained"] else "kept")
     )
     print(f"wrote {args.out} ({report.seconds / 60:.1f} min); "
           f"read with: hupai read PHOTO --models {args.out}")  # fmt: skip

@@ -8,14 +8,17 @@ Studio), a model folder that reads those photos better, and the proof:
    on, never used to choose anything: it is only measured.
 2. **finder check** — the starting finder is measured on the training part (tiles found and
    boxes on a tile, IoU 0.5). Where it misses or invents more than :data:`FINDER_NEEDS`
-   allows, the report says the finder should be retrained too (``--finder``: not done by
-   this command yet; the namer is what a new set's faces need first).
+   allows (or ``finder="train"``), the finder is fine-tuned too (step 4b), else kept.
 3. **crops** — crops of the training part's boxes (and negatives), and, replayed so that the
    namer keeps what it knew, crops of the real set's *val* photos (never mirror images,
    unlike half of the real train split, and never the test split, which the table measures).
 4. **namer** — fine-tuned from the starting namer ONNX (the shipped int8 one is dequantized:
    :func:`hupai.training.compact.dequantized`), batch norms frozen, a short one-cycle
    schedule; a checkpoint after every epoch (a stopped run resumes there).
+   4b. **finder** — rebuilt from the starting finder ONNX (an int8 one dequantized;
+   batch norms recalibrated on the photos: :func:`hupai.training.finder.weights_from_onnx`),
+   fine-tuned class-agnostic with ultralytics on the training part and the replayed real val
+   photos for ``finder_epochs`` at a low rate; the last epoch is kept.
 5. **export** — ONNX + manifest, quantized to int8 like the shipped namer (calibrated on the
    training part's crops, checked on the real val crops; float where int8 costs more than
    :data:`hupai.training.quantize.TOLERANCE`), the starting finder and gate copied beside it,
@@ -51,6 +54,11 @@ PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp"}
 FINDER_NEEDS = {"recall": 0.95, "precision": 0.90}
 WORK = ".retrain"
 NAMER_FILE = "hupai-namer-retrained.onnx"
+FINDER_FILE = "hupai-finder-retrained.onnx"
+FINDER_CHOICES = ("auto", "train", "keep")
+#: Real val photos the finder's fine-tune validates on each epoch (ultralytics wants a
+#: val set; the last epoch is kept, so a small one only shows progress).
+FINDER_VAL_PHOTOS = 16
 
 
 class RetrainError(ValueError):
@@ -64,13 +72,15 @@ class RetrainOptions:
     base: Path = REPO_MODELS  # the model folder to start from (reader.json)
     real: Path | None = Path("data/real")  # replay (val), int8 check (val), table (test)
     held_out: float = 0.2  # share held out when no photo was imported as val/test
-    epochs: int = 4
+    epochs: int = 3
     epoch_crops: int = 4000
     batch: int = 32
     lr: float = 6e-4
     replay_share: float = 0.4  # of each epoch's crops: the real set's, so nothing is forgotten
     replay_photos: int = 80  # real val photos cropped for the replay
     real_test_limit: int | None = None  # real test photos in the table (None: all)
+    finder: str = "auto"  # auto: train the finder where the finder check asks; train; keep
+    finder_epochs: int = 3
     int8: bool = True
     seed: int = 0
     threads: int | None = None
@@ -225,9 +235,9 @@ def finder_check(train_root: Path, finder: Path, threads: int | None, log: Log) 
     recall, precision = figures["finder_recall"], figures["finder_precision"]
     needs = recall < FINDER_NEEDS["recall"] or precision < FINDER_NEEDS["precision"]
     verdict = (
-        "retrain the finder too (hupai train run; README's training section)"
+        "it misses or invents boxes here: fine-tuned too (unless --finder keep)"
         if needs
-        else "the finder finds these tiles: kept as it is"
+        else "the finder finds these tiles: kept (unless --finder train)"
     )
     log(f"finder check: recall {recall:.3f}, precision {precision:.3f}: {verdict}")
     return {
@@ -373,11 +383,98 @@ def train_namer(
     return last
 
 
+def train_finder(opts: RetrainOptions, start: Path, train_root: Path, log: Log) -> Path:
+    """Fine-tune the finder from ``start`` (ONNX); returns its last weights (.pt)."""
+    from hupai.training.finder import Augment, TrainConfig, train, weights_from_onnx
+    from hupai.training.finder import write_mix_yaml as mix
+
+    run_dir = opts.work / "finder"
+    last = run_dir / "train" / "weights" / "last.pt"
+    if (run_dir / "done.json").exists():
+        log("finder: trained before")
+        return last
+    size = int(json.loads(start.with_suffix(".json").read_text())["input"]["shape"][2])
+    user_photos = sorted((train_root / "images" / "train").iterdir())
+    replay = opts.work / "replay" / "images" / "val"
+    # as many real photos as corrected ones at most: an epoch's time is its photos'
+    replayed = (
+        sorted(replay.iterdir())[: max(len(user_photos), FINDER_VAL_PHOTOS)]
+        if replay.is_dir()
+        else []
+    )
+    rebuilt = run_dir / "rebuilt.pt"
+    if not rebuilt.exists():
+        log(f"finder: rebuilding {start.name} as trainable weights …")
+        weights_from_onnx(start, rebuilt, (user_photos + replayed)[:48], imgsz=size)
+    val = write_yolo(
+        [(p, replay.parent.parent / "labels" / "val" / f"{p.stem}.txt") for p in replayed][
+            :FINDER_VAL_PHOTOS
+        ],
+        run_dir / "val",
+        "val",
+    )
+    train_folders = [train_root / "images" / "train"] + ([replay] if replayed else [])
+    data = mix(train_folders, val / "images" / "val", run_dir / "data.yaml")
+    config = TrainConfig(
+        data=str(data),
+        name="train",
+        model=str(rebuilt),
+        epochs=opts.finder_epochs,
+        imgsz=size,
+        batch=8,
+        nbs=8,
+        lr0=5e-4,
+        warmup_epochs=0.5,
+        single_cls=True,
+        seed=opts.seed,
+        device=torch_device(opts.device),
+        project=str(run_dir),
+        augment=Augment(close_mosaic=1),
+    )
+    log(
+        f"finder: {opts.finder_epochs} epochs on {len(user_photos)} corrected photos"
+        f" and {len(replayed)} real val photos"
+    )
+    train(config, resume=last.exists())
+    (run_dir / "done.json").write_text(json.dumps({"epochs": opts.finder_epochs}) + "\n")
+    return last
+
+
+def export_finder(
+    opts: RetrainOptions, weights: Path, start: Path, train_root: Path, version: str, log: Log
+) -> Path:
+    """The fine-tuned finder as ONNX + manifest in the output folder (int8 as the namer)."""
+    from hupai.training.finder import export_onnx
+
+    manifest = json.loads(start.with_suffix(".json").read_text())
+    out = opts.out / FINDER_FILE
+    export_onnx(
+        weights,
+        out,
+        imgsz=int(manifest["input"]["shape"][2]),
+        version=version,
+        data="corrections: " + ", ".join(str(c) for c in opts.corrected),
+        command="hupai retrain " + " ".join(str(c) for c in opts.corrected),
+        finder_conf=float(manifest.get("finder_conf", 0.25)),
+        int8_calib=_int8_calib(opts, train_root) if opts.int8 else None,
+    )
+    meta = json.loads(out.with_suffix(".json").read_text())
+    meta["retrained_from"] = {"file": start.name, "version": manifest.get("version")}
+    out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
+    log(f"finder: wrote {out}")
+    return out
+
+
 # -- 5. the model folder -----------------------------------------------------------------------
 
 
 def export_folder(
-    opts: RetrainOptions, weights: Path, base: tuple[Path, Path], train_root: Path, log: Log
+    opts: RetrainOptions,
+    weights: Path,
+    base: tuple[Path, Path],
+    train_root: Path,
+    log: Log,
+    finder_weights: Path | None = None,
 ) -> tuple[Path, Path]:
     """The namer exported (int8 where it costs nothing), the starting finder and gate beside
     it, and ``reader.json`` naming the pair."""
@@ -410,7 +507,10 @@ def export_folder(
         _copy_model(namer.parent / gate["file"], out)
         manifest["gate"] = gate
     new_namer.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
-    new_finder = _copy_model(finder, out)
+    if finder_weights is None:
+        new_finder = _copy_model(finder, out)
+    else:
+        new_finder = export_finder(opts, finder_weights, finder, train_root, version, log)
     write_pair(out, new_finder, new_namer, version)
     log(f"wrote {out / PAIR_FILE}: {new_finder.name} + {new_namer.name} ({version})")
     return new_finder, new_namer
@@ -561,6 +661,8 @@ def retrain(opts: RetrainOptions, log: Log | None = None) -> RetrainReport:
     began = time.perf_counter()
     if not opts.corrected:
         raise RetrainError("give at least one folder made by `hupai data import`")
+    if opts.finder not in FINDER_CHOICES:
+        raise RetrainError(f"finder: '{opts.finder}' is not one of {', '.join(FINDER_CHOICES)}")
     try:
         base = models_in(opts.base)
     except ModelError as exc:
@@ -584,7 +686,11 @@ def retrain(opts: RetrainOptions, log: Log | None = None) -> RetrainReport:
     )
     user, replay = build_crops(opts, train_root, log)
     weights = train_namer(opts, base[1], user, replay, log)
-    after = export_folder(opts, weights, base, train_root, log)
+    finder_weights = None
+    if opts.finder == "train" or (opts.finder == "auto" and report.finder["needs_training"]):
+        finder_weights = train_finder(opts, base[0], train_root, log)
+    report.finder["trained"] = finder_weights is not None
+    after = export_folder(opts, weights, base, train_root, log, finder_weights)
     report.namer = {
         "file": after[1].name,
         "from": base[1].name,

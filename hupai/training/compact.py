@@ -15,6 +15,8 @@ from typing import Any
 #: Small tensors (biases, scales, shapes) stay float32: they cost nothing and some
 #: operators want them as they are.
 MIN_ELEMENTS = 1024
+#: What onnxruntime's quantizer appends to a dequantized weight's name.
+DQ_SUFFIX = "_DequantizeLinear_Output"
 
 
 def store_weights_fp16(source: Path, out: Path) -> Path:
@@ -59,6 +61,9 @@ def float32_weights(graph: Any) -> dict[str, Any]:
             values[node.output[0]] = values[node.input[0]].astype(np.float32)
         elif node.op_type == "DequantizeLinear" and node.input[0] in values:
             values[node.output[0]] = dequantized(node, values)
+            # onnxruntime's quantizer names it "<weight>_DequantizeLinear_Output": the
+            # weight's own name too, as the float export had it (a finder is rebuilt by name)
+            values.setdefault(node.output[0].removesuffix(DQ_SUFFIX), values[node.output[0]])
         elif node.op_type == "Constant":
             for attr in node.attribute:
                 if attr.name == "value":

@@ -36,7 +36,8 @@ def retrained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
         shutil.copy(label, corrected / "labels" / "train" / label.name)
     out = root / "models"
     argv = ["retrain", str(corrected), "--out", str(out), "--epochs", "1", "--epoch-crops",
-            "64", "--real-test-limit", "3", "--no-int8", "--threads", "2"]  # fmt: skip
+            "64", "--real-test-limit", "3", "--no-int8", "--threads", "2", "--finder", "train",
+            "--finder-epochs", "1"]  # fmt: skip
     return out, _run(argv)
 
 
@@ -60,8 +61,8 @@ def test_the_table_shows_both_sets_before_and_after(retrained: tuple[Path, str])
 
 def test_the_model_folder_reads_a_photo(retrained: tuple[Path, str]) -> None:
     out, _ = retrained
-    _, namer = models_in(out)
-    assert json.loads(namer.with_suffix(".json").read_text())["retrained_from"]
+    for model in models_in(out):  # both fine-tuned (--finder train)
+        assert json.loads(model.with_suffix(".json").read_text())["retrained_from"]
     photo = sorted((REAL / "images" / "test").glob("*.jpg"))[0]
     assert _run(["read", str(photo), "--models", str(out)])
 
