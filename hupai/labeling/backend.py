@@ -147,6 +147,27 @@ class Project:
 # -- fetching photos -----------------------------------------------------------------------
 
 
+class KeyStaysHome(urllib.request.HTTPRedirectHandler):
+    """Redirects followed without the API key when they leave Label Studio's host: its
+    storage URIs resolve to presigned cloud URLs, which refuse a second credential (and must
+    never see Label Studio's key)."""
+
+    def redirect_request(
+        self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str
+    ) -> Any:
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and _host(newurl) != _host(req.full_url):
+            new.remove_header("Authorization")
+        return new
+
+
+def _host(url: str) -> str:
+    return urllib.parse.urlsplit(url).netloc.lower()
+
+
+OPENER = urllib.request.build_opener(KeyStaysHome())
+
+
 class Fetcher:
     """A task's photo as bytes (see the module's doc for where from)."""
 
@@ -206,7 +227,7 @@ class Fetcher:
             headers.update(self.auth(project))
         request = urllib.request.Request(url, headers=headers)
         try:
-            with urllib.request.urlopen(request, timeout=self.opts.fetch_timeout) as r:
+            with OPENER.open(request, timeout=self.opts.fetch_timeout) as r:
                 data = r.read(self.opts.max_photo_bytes + 1)
         except urllib.error.HTTPError as exc:
             hint = " (give --api-key)" if exc.code in (401, 403) else ""

@@ -236,7 +236,7 @@ def test_annotation_webhooks_are_counted_at_the_status_url(backend: str) -> None
 
 
 @contextmanager
-def fake_label_studio(token: str, files: dict[str, bytes]) -> Iterator[str]:
+def fake_label_studio(token: str, files: dict[str, bytes | str]) -> Iterator[str]:
     """A real HTTP server answering Label Studio's paths: ``files`` by path, only with
     ``Authorization: Token <token>``."""
 
@@ -250,6 +250,11 @@ def fake_label_studio(token: str, files: dict[str, bytes]) -> Iterator[str]:
                 self.end_headers()
                 return
             data = files.get(self.path)
+            if isinstance(data, str):  # a storage URI resolved: to a presigned URL
+                self.send_response(303)
+                self.send_header("Location", data)
+                self.end_headers()
+                return
             self.send_response(200 if data is not None else 404)
             self.send_header("Content-Length", str(len(data or b"")))
             self.end_headers()
@@ -280,6 +285,47 @@ def test_a_refused_key_is_named_with_what_to_give(reader: Reader) -> None:
             post(url + "/setup", recorded("setup")["request"])
             (prediction,) = _predict(url, "/data/upload/1/x.jpg")
     assert prediction["error"] == "/data/upload/1/x.jpg: HTTP 401 Unauthorized (give --api-key)"
+
+
+@contextmanager
+def fake_bucket(photo: bytes) -> Iterator[str]:
+    """A cloud bucket's presigned URL: refuses a request carrying an Authorization header."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            refused = "Authorization" in self.headers
+            self.send_response(400 if refused else 200)
+            self.send_header("Content-Length", str(0 if refused else len(photo)))
+            self.end_headers()
+            if not refused:
+                self.wfile.write(photo)
+
+    server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/photo.jpg?X-Amz-Signature=x"
+    finally:
+        server.shutdown()
+
+
+def test_a_storage_uri_is_resolved_by_label_studio_and_fetched_without_the_key(
+    reader: Reader,
+) -> None:
+    import base64
+
+    uri = "s3://bucket/hands/row14a.jpg"
+    resolve = "/tasks/99/resolve/?fileuri=" + base64.urlsafe_b64encode(uri.encode()).decode()
+    with (
+        fake_bucket((REAL / "row14a.jpg").read_bytes()) as presigned,
+        fake_label_studio("k1", {resolve: presigned}) as studio,
+        live_server(create_app(options(label_studio_url=studio, api_key="k1"), reader)) as url,
+    ):
+        post(url + "/setup", recorded("setup")["request"])
+        (prediction,) = _predict(url, uri)
+    assert prediction["result"] and "error" not in prediction
 
 
 # -- sane under load ---------------------------------------------------------------------------
