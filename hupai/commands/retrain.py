@@ -41,9 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )  # fmt: skip
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--epoch-crops", type=int, default=4000, help="crops per epoch")
-    parser.add_argument("--lr", type=float, default=6e-4, help="peak learning rate")
+    parser.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
     parser.add_argument(
-        "--replay-share", type=float, default=0.4, help="of each epoch: real crops replayed"
+        "--replay-share", type=float, default=0.3, help="of each epoch: real crops replayed"
     )
     parser.add_argument("--real-test-limit", type=int, help="only N real test photos in the table")
     parser.add_argument(

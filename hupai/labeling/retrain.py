@@ -75,8 +75,8 @@ class RetrainOptions:
     epochs: int = 3
     epoch_crops: int = 4000
     batch: int = 32
-    lr: float = 6e-4
-    replay_share: float = 0.4  # of each epoch's crops: the real set's, so nothing is forgotten
+    lr: float = 1e-3
+    replay_share: float = 0.3  # of each epoch's crops: the real set's, so nothing is forgotten
     replay_photos: int = 80  # real val photos cropped for the replay
     real_test_limit: int | None = None  # real test photos in the table (None: all)
     finder: str = "auto"  # auto: train the finder where the finder check asks; train; keep
