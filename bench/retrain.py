@@ -56,10 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=9000, help="scene seeds (not training's)")
     parser.add_argument("--extra", type=int, default=100, help="more scenes to measure on")
     parser.add_argument("--out", type=Path, default=ROOT / "runs" / "retrain-bench")
-    parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--epoch-crops", type=int, default=4000)
+    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--epoch-crops", type=int, default=8000)
     parser.add_argument("--real-test-limit", type=int, help="real test photos in the table")
-    parser.add_argument("--finder", default="auto", choices=("auto", "train", "keep"))
+    parser.add_argument("--finder", default="keep", choices=("auto", "train", "keep"))
     args = parser.parse_args(argv)
 
     from hupai.evaluation import run

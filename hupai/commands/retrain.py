@@ -39,19 +39,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--held-out", type=float, default=0.2, help="share held out (default 0.2) when no "
         "photo was imported with --split val/test",
     )  # fmt: skip
-    parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--epoch-crops", type=int, default=4000, help="crops per epoch")
-    parser.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
+    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--epoch-crops", type=int, default=8000, help="crops per epoch")
+    parser.add_argument("--lr", type=float, default=6e-4, help="peak learning rate")
     parser.add_argument(
-        "--replay-share", type=float, default=0.3, help="of each epoch: real crops replayed"
+        "--replay-share", type=float, default=0.4, help="of each epoch: real crops replayed"
     )
     parser.add_argument("--real-test-limit", type=int, help="only N real test photos in the table")
     parser.add_argument(
         "--finder",
         choices=("auto", "train", "keep"),
-        default="auto",
+        default="keep",
         help="fine-tune the finder too: where it misses or invents boxes on the corrections "
-        "(auto, the default), always (train) or never (keep)",
+        "(auto), always (train) or never (keep, the default: a 3-epoch fine-tune on 40 photos of a "
+        "new set took real test tile precision from 0.98 to 0.89)",
     )
     parser.add_argument("--finder-epochs", type=int, default=3, help="the finder's epochs")
     parser.add_argument("--no-int8", dest="int8", action="store_false", help="keep it float")

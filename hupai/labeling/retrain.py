@@ -8,7 +8,10 @@ Studio), a model folder that reads those photos better, and the proof:
    on, never used to choose anything: it is only measured.
 2. **finder check** — the starting finder is measured on the training part (tiles found and
    boxes on a tile, IoU 0.5). Where it misses or invents more than :data:`FINDER_NEEDS`
-   allows (or ``finder="train"``), the finder is fine-tuned too (step 4b), else kept.
+   allows, the report says so; with ``finder="auto"`` the finder is then fine-tuned too
+   (step 4b), with ``"train"`` always. The default, ``"keep"``, keeps it: measured on 40
+   photos of a new art set, 3 epochs took the real test split's tile precision from 0.980
+   to 0.890.
 3. **crops** — crops of the training part's boxes (and negatives), and, replayed so that the
    namer keeps what it knew, crops of the real set's *val* photos (never mirror images,
    unlike half of the real train split, and never the test split, which the table measures).
@@ -72,14 +75,14 @@ class RetrainOptions:
     base: Path = REPO_MODELS  # the model folder to start from (reader.json)
     real: Path | None = Path("data/real")  # replay (val), int8 check (val), table (test)
     held_out: float = 0.2  # share held out when no photo was imported as val/test
-    epochs: int = 3
-    epoch_crops: int = 4000
+    epochs: int = 6
+    epoch_crops: int = 8000
     batch: int = 32
-    lr: float = 1e-3
-    replay_share: float = 0.3  # of each epoch's crops: the real set's, so nothing is forgotten
+    lr: float = 6e-4
+    replay_share: float = 0.4  # of each epoch's crops: the real set's, so nothing is forgotten
     replay_photos: int = 80  # real val photos cropped for the replay
     real_test_limit: int | None = None  # real test photos in the table (None: all)
-    finder: str = "auto"  # auto: train the finder where the finder check asks; train; keep
+    finder: str = "keep"  # auto: train the finder where the finder check asks; train; keep
     finder_epochs: int = 3
     int8: bool = True
     seed: int = 0
@@ -235,9 +238,9 @@ def finder_check(train_root: Path, finder: Path, threads: int | None, log: Log) 
     recall, precision = figures["finder_recall"], figures["finder_precision"]
     needs = recall < FINDER_NEEDS["recall"] or precision < FINDER_NEEDS["precision"]
     verdict = (
-        "it misses or invents boxes here: fine-tuned too (unless --finder keep)"
+        "it misses or invents boxes here (--finder auto or train fine-tunes it)"
         if needs
-        else "the finder finds these tiles: kept (unless --finder train)"
+        else "the finder finds these tiles"
     )
     log(f"finder check: recall {recall:.3f}, precision {precision:.3f}: {verdict}")
     return {
