@@ -106,7 +106,9 @@ def role_of(model_path: Path) -> Role:
         size = int(shape[2])
     except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
         raise QuantizeError(f"{path}: needs the model's manifest ({exc!r})") from None
-    kind = "namer" if "namer" in str(manifest.get("kind", "")) else "finder"
+    # a crop classifier (a namer, or a gate: a namer used for its "not a tile") takes crops
+    crop_classifier = "crop classifier" in str(manifest.get("kind", "")) or name == "crops"
+    kind = "namer" if crop_classifier else "finder"
     return Role(kind, name, size, manifest)
 
 

@@ -13,7 +13,10 @@ import pytest
 from hupai.cli import UserError, main, models_folder
 from vision.detector import REPO_MODELS, ModelError, models_in
 
-REAL_TEST = Path(__file__).resolve().parents[2] / "data" / "real" / "images" / "test"
+# a credited real photo that ships with the tests (data/real is built, never in a fresh clone)
+REAL_PHOTO = sorted(
+    (Path(__file__).resolve().parents[1] / "vision" / "fixtures" / "real").glob("*.jpg")
+)[0]
 
 
 def copied_models(folder: Path) -> Path:
@@ -77,8 +80,7 @@ def test_hupai_read_loads_a_model_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = copied_models(tmp_path / "m")
-    photo = sorted(REAL_TEST.glob("*.jpg"))[0]
-    assert main(["read", str(photo), "--models", str(folder), "--json"]) == 0
+    assert main(["read", str(REAL_PHOTO), "--models", str(folder), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["hand"]
 
 

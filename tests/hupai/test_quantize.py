@@ -147,3 +147,14 @@ def test_an_export_without_the_real_set_says_how_to_go_on(tmp_path: Path) -> Non
     for part in ("train", "val"):
         (tmp_path / "images" / part).mkdir(parents=True)
     assert _int8_calib(argparse.Namespace(int8=True, calib=tmp_path)) == tmp_path
+
+
+def test_a_gate_is_quantized_as_a_crop_classifier(tmp_path: Path) -> None:
+    from hupai.training.quantize import role_of
+
+    manifest = {
+        "kind": "tile gate (crop classifier whose reject column drops boxes that are not tiles)",
+        "input": {"name": "crops", "shape": ["n", 3, 64, 64]},
+    }
+    (tmp_path / "gate.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert role_of(tmp_path / "gate.onnx").kind == "namer"
