@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from datasets.labels import LabelBox, LabelError, load_yolo_labels
 from vision.detections import box_iou
 from vision.namer import REJECT, crop_box
 
@@ -179,23 +180,26 @@ def yolo_pairs(images_dir: Path, labels_dir: Path) -> Iterator[tuple[Path, Path]
         yield image, labels_dir / (image.stem + ".txt")
 
 
-def crops_from_yolo(
-    images_dir: Path, labels_dir: Path, *, negatives: bool = True, seed: int = 0
-) -> CropSet:
-    """Crops of every labelled box of a YOLO folder, and negatives from photos whose labels
-    are not empty (an empty label file may hide tiles). Classes by name: the folder's
-    data.yaml or classes.txt (e.g. Label Studio's alphabetical order) maps its ids."""
+@dataclass(frozen=True)
+class LabelledPhoto:
+    """A photo of a YOLO folder with its boxes, in pixels (``xyxy``) and as labelled."""
+
+    path: Path
+    labels: Path
+    boxes: list[LabelBox]
+    image: NDArray[np.uint8]
+    xyxy: NDArray[np.float64]
+
+
+def labelled_photos(
+    images_dir: Path, labels_dir: Path, *, min_boxes: int = 1
+) -> Iterator[LabelledPhoto]:
+    """The photos with at least ``min_boxes`` labelled boxes that OpenCV can read."""
     import cv2
 
-    from datasets.labels import load_yolo_labels
-    from datasets.names import folder_class_map
-
-    ids = folder_class_map(images_dir, images_dir.parent.parent)
-    rng = np.random.default_rng(seed)
-    collected = _Collector()
     for image_path, label_path in yolo_pairs(images_dir, labels_dir):
         boxes = load_yolo_labels(label_path) if label_path.is_file() else []
-        if not boxes:
+        if len(boxes) < min_boxes:
             continue
         read = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
         if read is None:
@@ -203,13 +207,28 @@ def crops_from_yolo(
         image = np.asarray(read, np.uint8)
         h, w = image.shape[:2]
         xyxy = np.array([b.xyxy for b in boxes], np.float64) * [w, h, w, h]
-        if ids is not None and any(b.cls >= len(ids) for b in boxes):
-            from datasets.labels import LabelError
+        yield LabelledPhoto(image_path, label_path, boxes, image, xyxy)
 
-            raise LabelError(f"{label_path}: a class id beyond the {len(ids)} names")
+
+def crops_from_yolo(
+    images_dir: Path, labels_dir: Path, *, negatives: bool = True, seed: int = 0
+) -> CropSet:
+    """Crops of every labelled box of a YOLO folder, and negatives from photos whose labels
+    are not empty (an empty label file may hide tiles). Classes by name: the folder's
+    data.yaml or classes.txt (e.g. Label Studio's alphabetical order) maps its ids."""
+    from datasets.names import folder_class_map
+
+    ids = folder_class_map(images_dir, images_dir.parent.parent)
+    rng = np.random.default_rng(seed)
+    collected = _Collector()
+    for photo in labelled_photos(images_dir, labels_dir):
+        boxes = photo.boxes
+        if ids is not None and any(b.cls >= len(ids) for b in boxes):
+            raise LabelError(f"{photo.labels}: a class id beyond the {len(ids)} names")
         classes = np.array([b.cls if ids is None else ids[b.cls] for b in boxes], np.int64)
         collected.add(
-            *photo_crops(image, xyxy, classes, rng if negatives else None), image_path.name
+            *photo_crops(photo.image, photo.xyxy, classes, rng if negatives else None),
+            photo.path.name,
         )
     return collected.crop_set()
 

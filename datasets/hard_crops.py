@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from datasets.clutter import clutter_crop
-from datasets.crops import STORE_MARGIN, STORE_SIZE, CropSet, _Collector, yolo_pairs
+from datasets.crops import STORE_MARGIN, STORE_SIZE, CropSet, _Collector, labelled_photos
 from datasets.hard_negatives import part_tile_crops, straddle_boxes
 from vision.namer import REJECT, crop_box
 
@@ -47,24 +47,12 @@ def hard_crops_of(
 
 def hard_crops_from_yolo(images_dir: Path, labels_dir: Path, *, seed: int = 0) -> CropSet:
     """Straddles and part tiles ("not a tile" only: the photos may be mirror images)."""
-    import cv2
-
-    from datasets.labels import load_yolo_labels
-
     rng = np.random.default_rng(seed)
     collected = _Collector()
-    for image_path, label_path in yolo_pairs(images_dir, labels_dir):
-        boxes = load_yolo_labels(label_path) if label_path.is_file() else []
-        if len(boxes) < 2:
-            continue
-        read = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
-        if read is None:
-            continue
-        image = np.asarray(read, np.uint8)
-        h, w = image.shape[:2]
-        xyxy = np.array([b.xyxy for b in boxes], np.float64) * [w, h, w, h]
-        n = max(1, len(boxes) // 6)
-        collected.add(*hard_crops_of(rng, image, xyxy, None, straddles=n, parts=n), image_path.name)
+    for photo in labelled_photos(images_dir, labels_dir, min_boxes=2):
+        n = max(1, len(photo.boxes) // 6)
+        crops = hard_crops_of(rng, photo.image, photo.xyxy, None, straddles=n, parts=n)
+        collected.add(*crops, photo.path.name)
     return collected.crop_set()
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import sys
 import threading
 import time
@@ -20,7 +19,6 @@ from typing import Any
 
 import cv2
 import pytest
-import uvicorn
 
 from hupai.labeling.backend import BackendOptions, Config, TaskError
 from hupai.labeling.backend_app import Reader, create_app
@@ -31,32 +29,8 @@ HERE = Path(__file__).resolve().parent
 
 RECORDED = HERE / "fixtures" / "labelstudio_ml"
 REAL = HERE.parent / "vision" / "fixtures" / "real"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-@contextmanager
-def live_server(app: Any) -> Iterator[str]:
-    """``app`` served by uvicorn on loopback in a thread (as tests/service does)."""
-    config = uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{config.port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+sys.path.insert(0, str(HERE.parent / "service"))  # the uvicorn thread helper
+from uvicorn_thread import free_port, live_server  # noqa: E402
 
 
 def recorded(name: str) -> dict[str, Any]:

@@ -3,19 +3,15 @@ by the real layout code), photos, and the app with the reader overridden."""
 
 from __future__ import annotations
 
-import socket
 import threading
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import cv2
 import numpy as np
 import pytest
-import uvicorn
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from uvicorn_thread import free_port, live_server  # noqa: F401  (the tests import them from here)
 
 from scoring.tiles import Tile, parse_tiles
 from service.api import get_reader
@@ -114,29 +110,3 @@ def client(fake_reader: FakeReader, settings: Settings) -> Iterator[TestClient]:
 @pytest.fixture
 def photo() -> bytes:
     return jpeg()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-@contextmanager
-def live_server(app: FastAPI) -> Iterator[str]:
-    """``app`` served by uvicorn on loopback in a thread; yields its base URL."""
-    config = uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{config.port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
