@@ -303,8 +303,20 @@ def initial_model(init: str | None) -> Any:
 
 
 def frozen_norms(cfg: NamerConfig) -> bool:
-    """A namer rebuilt from ONNX has its batch norms folded away: train them frozen."""
-    return bool(cfg.init and cfg.init.endswith(".onnx"))
+    """A namer rebuilt from ONNX has its batch norms folded away: train them frozen — and so
+    does a run that starts from the checkpoint of such a run (its norms are still identities)."""
+    return _init_from_onnx(cfg.init)
+
+
+def _init_from_onnx(init: str | None) -> bool:
+    if not init:
+        return False
+    if init.endswith(".onnx"):
+        return True
+    import torch
+
+    ckpt = torch.load(init, map_location="cpu", weights_only=False)
+    return _init_from_onnx(ckpt.get("config", {}).get("init"))
 
 
 def _batches(n: int, batch: int) -> list[slice]:
