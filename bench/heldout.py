@@ -87,9 +87,7 @@ def failure_kinds(truth: Detections, read: Detections, w: int, h: int) -> Counte
     return kinds
 
 
-def measure(
-    folder: Path, model: str | None, namer: str | None, part: str = "test"
-) -> dict[str, float | None]:
+def measure(folder: Path, model: str | None, namer: str | None) -> dict[str, float | None]:
     from hupai.evaluation import dataset_class_map, find_samples, load_truth
     from vision.detector import Detector, load_image
     from vision.namer import Namer
@@ -99,8 +97,8 @@ def measure(
     the_namer = Namer(namer, threads=1) if namer else default_namer(1)
     kinds: Counter[str] = Counter()
     exact = confident = confident_exact = tp = n_read = n_truth = 0
-    samples = find_samples(folder, part)
-    class_map, _ = dataset_class_map(folder, part)
+    samples = find_samples(folder, "test")
+    class_map, _ = dataset_class_map(folder, "test")
     for sample in samples:
         image = load_image(sample.image)
         h, w = image.shape[:2]

@@ -31,7 +31,6 @@ from vision.layout import CalledFrom, MeldShape, Role, analyse
 from vision.namer import REJECT, Namer, NamerError
 from vision.passes import FINDER_CONF, detect_photo, featureless
 from vision.result import WARNING_CODES, Reading, ReadingWarning, ReadMeld
-from vision.rows import without_straddlers
 
 __all__ = [
     "FINDER_CONF",
@@ -119,7 +118,6 @@ def read_image(
 
         raise ModelError(f"{detector.path}: a finder only boxes tiles; reading needs a namer too")
     det, to_image, angle, passes = detect_photo(detector, image, finder=namer is not None)
-    det = without_straddlers(det, angle)
     h, w = image.shape[:2]
     found = photo_boxes(det.xyxy, to_image)
     check_deadline("naming the tiles")
