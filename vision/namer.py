@@ -68,6 +68,9 @@ class NamerManifest:
     #: a second namer that only judges "not a tile" (its file beside this one, and the reject
     #: probability from which its verdict drops a box), or None
     gate: tuple[str, float] | None = None
+    #: a second namer whose names are blended into this one's (its file beside this one, and
+    #: the weight of its probabilities), or None
+    blend: tuple[str, float] | None = None
 
     @staticmethod
     def from_dict(data: dict[str, Any], source: str) -> NamerManifest:
@@ -85,6 +88,9 @@ class NamerManifest:
                 std=_triple(pre.get("std", STD)),
                 gate=(str(data["gate"]["file"]), float(data["gate"]["reject_above"]))
                 if data.get("gate")
+                else None,
+                blend=(str(data["blend"]["file"]), float(data["blend"]["weight"]))
+                if data.get("blend")
                 else None,
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
@@ -325,6 +331,11 @@ class Namer:
     least ``reject_above`` sure, its verdict is mixed into this namer's (the box is then
     dropped by the reader); the names of every box stay this namer's. Why two: the gate
     rejects far more clutter, but names real tiles worse (models/MODEL_CARD.md).
+
+    A manifest may also name a **blend**: a second namer whose probabilities are averaged
+    into this one's (``weight`` of them), before the gate — two namers trained on different
+    mixes (one close to the real set, one on many sets' faces and the hard cases) name other
+    sets and reject clutter better together than either alone.
     """
 
     def __init__(self, model: str | Path | None = None, *, threads: int | None = None) -> None:
@@ -338,13 +349,28 @@ class Namer:
         self.gate_above = 1.0
         if self.manifest.gate is not None:
             file, self.gate_above = self.manifest.gate
-            self.gate = Namer(self.path.parent / file, threads=threads)
-            g = self.gate.manifest
-            if (g.input_size, g.margin) != (self.manifest.input_size, self.manifest.margin):
+            self.gate = self._partner(file, "gate", threads)
+        self.blend: Namer | None = None
+        self.blend_weight = 0.0
+        if self.manifest.blend is not None:
+            file, self.blend_weight = self.manifest.blend
+            if not 0.0 < self.blend_weight < 1.0:
                 raise NamerError(
-                    f"{self.gate.path}: the gate cuts {g.input_size}-px crops with margin "
-                    f"{g.margin}, its namer {self.manifest.input_size} px, {self.manifest.margin}"
+                    f"{self.path.with_suffix('.json')}: blend weight {self.blend_weight} "
+                    "is not between 0 and 1"
                 )
+            self.blend = self._partner(file, "blended namer", threads)
+
+    def _partner(self, file: str, role: str, threads: int | None) -> Namer:
+        """A second namer named in the manifest (beside this one): it must cut the same crops."""
+        partner = Namer(self.path.parent / file, threads=threads)
+        g = partner.manifest
+        if (g.input_size, g.margin) != (self.manifest.input_size, self.manifest.margin):
+            raise NamerError(
+                f"{partner.path}: the {role} cuts {g.input_size}-px crops with margin "
+                f"{g.margin}, its namer {self.manifest.input_size} px, {self.manifest.margin}"
+            )
+        return partner
 
     @property
     def input_size(self) -> int:
@@ -361,6 +387,9 @@ class Namer:
             (logits,) = self.session.run([self.output_name], {m.input_name: blob})
             parts.append(softmax(np.asarray(logits)))
         probs = np.concatenate(parts)
+        if self.blend is not None:
+            w = self.blend_weight
+            probs = (1 - w) * probs + w * self.blend.name_crops(crops).probs
         if self.gate is not None:
             probs = gated(probs, self.gate.name_crops(crops).probs[:, REJECT], self.gate_above)
         return Names(probs)

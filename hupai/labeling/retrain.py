@@ -505,10 +505,13 @@ def export_folder(
     manifest = json.loads(new_namer.with_suffix(".json").read_text())
     base_manifest = json.loads(namer.with_suffix(".json").read_text())
     manifest["retrained_from"] = {"file": namer.name, "version": base_manifest.get("version")}
-    gate = base_manifest.get("gate")
-    if gate:  # the gate only says "not a tile": it carries over to the new namer
-        _copy_model(namer.parent / gate["file"], out)
-        manifest["gate"] = gate
+    for partner in ("gate", "blend"):
+        # the gate (only "not a tile") and the blend (many sets' faces, the hard cases) carry
+        # over unchanged: the corrections teach the namer itself
+        named = base_manifest.get(partner)
+        if named:
+            _copy_model(namer.parent / named["file"], out)
+            manifest[partner] = named
     new_namer.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
     if finder_weights is None:
         new_finder = _copy_model(finder, out)

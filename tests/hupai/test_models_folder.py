@@ -26,9 +26,10 @@ def copied_models(folder: Path) -> Path:
     for onnx in (finder, namer):
         for path in (onnx, onnx.with_suffix(".json")):
             shutil.copy(path, folder / path.name)
-    gate = json.loads(namer.with_suffix(".json").read_text()).get("gate")
-    if gate:
-        for path in (REPO_MODELS / gate["file"], (REPO_MODELS / gate["file"]).with_suffix(".json")):
+    manifest = json.loads(namer.with_suffix(".json").read_text())
+    for partner in filter(None, (manifest.get("gate"), manifest.get("blend"))):
+        onnx = REPO_MODELS / partner["file"]
+        for path in (onnx, onnx.with_suffix(".json")):
             shutil.copy(path, folder / path.name)
     shutil.copy(REPO_MODELS / "reader.json", folder / "reader.json")
     return folder

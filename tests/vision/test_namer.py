@@ -98,6 +98,44 @@ def test_a_missing_namer_is_named(tmp_path: Path) -> None:
         Namer(tmp_path / "nope.onnx")
 
 
+def _with_blend(tmp_path: Path, weight: float, blend_size: int = 32) -> tuple[Path, Path]:
+    """A fake namer (1m at red 40) naming a blend (5p at red 40) beside it."""
+    blend = fake_namer(tmp_path / "b", {class_by_name("5p"): 40.0}, size=blend_size)
+    for path in (blend, blend.with_suffix(".json")):
+        path.rename(tmp_path / f"blend{path.suffix}")
+    main = fake_namer(tmp_path, {class_by_name("1m"): 40.0})
+    manifest = json.loads(main.with_suffix(".json").read_text())
+    manifest["blend"] = {"file": "blend.onnx", "weight": weight}
+    main.with_suffix(".json").write_text(json.dumps(manifest))
+    return main, tmp_path / "blend.onnx"
+
+
+def test_a_blended_namer_averages_its_names_with_its_partners(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    main, blend = _with_blend(tmp_path, 0.25)
+    crops = np.full((2, 32, 32, 3), (30, 30, 40), np.uint8)
+    blended = Namer(main).name_crops(crops).probs
+    alone = Namer(main)
+    alone.blend = None
+    expected = 0.75 * alone.name_crops(crops).probs + 0.25 * Namer(blend).name_crops(crops).probs
+    np.testing.assert_allclose(blended, expected, atol=1e-6)
+    assert blended[0, class_by_name("1m")] > blended[0, class_by_name("5p")] > 0.2
+
+
+def test_a_blend_weight_outside_zero_to_one_is_named(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    main, _ = _with_blend(tmp_path, 1.5)
+    with pytest.raises(NamerError, match=r"blend weight 1\.5"):
+        Namer(main)
+
+
+def test_a_blend_cutting_other_crops_is_named(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    main, _ = _with_blend(tmp_path, 0.5, blend_size=48)
+    with pytest.raises(NamerError, match="blended namer cuts 48-px crops"):
+        Namer(main)
+
+
 # -- reading with a finder and a namer -------------------------------------------------------
 
 # Four tiles in a row (and a fifth apart at the right: the winning tile), painted so that the
