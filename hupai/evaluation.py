@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from vision.classes import CLASS_NAMES
 from vision.detections import Detections
@@ -289,18 +290,24 @@ def run_crops(
             if cls is None or not row.get("image"):
                 raise DatasetError(f"{labels}:{k}: '{row.get('tile')}' is not a tile name")
             rows.append((images_dir / str(row["image"]), cls))
-    size, margin = the_namer.manifest.input_size, the_namer.manifest.margin
-    crops, truth = [], []
+    size = the_namer.manifest.input_size
+    images, truth = [], []
     for path, cls in rows:
         try:
-            image = load_image(path)
+            images.append(load_image(path))
         except ImageError as exc:
             raise DatasetError(str(exc)) from None
-        h, w = image.shape[:2]
-        crops.append(crop_box(image, np.array([0.0, 0.0, w, h]), size, margin))
         truth.append(cls)
-    began = time.perf_counter()
-    names = the_namer.name_crops(np.stack(crops)) if crops else None
+
+    def cut(margin: float) -> NDArray[np.uint8]:  # each photo is one box, at each view margin
+        return np.stack(
+            [crop_box(im, np.array([0.0, 0.0, im.shape[1], im.shape[0]]), size, margin)
+             for im in images]
+        )  # fmt: skip
+
+    crops = {margin: cut(margin) for margin in the_namer.manifest.views} if images else {}
+    began = time.perf_counter()  # naming only, as the reader's namer time
+    names = the_namer.name_views(crops.__getitem__) if images else None
     seconds = time.perf_counter() - began
     y = np.asarray(truth, np.int64)
     probs = names.probs.copy() if names is not None else np.zeros((0, REJECT + 1))

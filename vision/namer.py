@@ -20,6 +20,7 @@ by it. Each box keeps its :data:`TOP_K` names with probabilities (:class:`Names`
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -71,6 +72,14 @@ class NamerManifest:
     #: a second namer whose names are blended into this one's (its file beside this one, and
     #: the weight of its probabilities), or None
     blend: tuple[str, float] | None = None
+    #: margins each box is cut at and named, the names averaged (a test-time view of the
+    #: tile with more of its surroundings); empty: ``margin`` only
+    view_margins: tuple[float, ...] = ()
+
+    @property
+    def views(self) -> tuple[float, ...]:
+        """The margins a box is cut at (one crop and one naming each)."""
+        return self.view_margins or (self.margin,)
 
     @staticmethod
     def from_dict(data: dict[str, Any], source: str) -> NamerManifest:
@@ -92,6 +101,7 @@ class NamerManifest:
                 blend=(str(data["blend"]["file"]), float(data["blend"]["weight"]))
                 if data.get("blend")
                 else None,
+                view_margins=tuple(float(v) for v in pre.get("view_margins", ())),
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise NamerError(f"{source}: not a hupai namer manifest ({exc!r})") from None
@@ -100,6 +110,8 @@ class NamerManifest:
                 f"{source}: the namer's classes are not hupai's {len(NAMER_CLASSES)} "
                 f"(classes version {CLASSES_VERSION} and '{REJECT_NAME}')"
             )
+        if any(not 0.0 <= v < 1.0 for v in manifest.views):
+            raise NamerError(f"{source}: view margins {list(manifest.views)} are not in [0, 1)")
         return manifest
 
 
@@ -403,4 +415,12 @@ class Namer:
         """Name every box of a BGR photo (``xyxy`` in the photo, or in a frame that
         ``to_image`` maps onto it)."""
         m = self.manifest
-        return self.name_crops(crop_tiles(image, xyxy, m.input_size, m.margin, to_image))
+        return self.name_views(
+            lambda margin: crop_tiles(image, xyxy, m.input_size, margin, to_image)
+        )
+
+    def name_views(self, cut: Callable[[float], NDArray[np.uint8]]) -> Names:
+        """Name the crops ``cut(margin)`` gives at each of the manifest's view margins, the
+        probabilities averaged."""
+        views = [self.name_crops(cut(margin)).probs for margin in self.manifest.views]
+        return Names(np.mean(views, axis=0))

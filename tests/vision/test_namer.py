@@ -15,7 +15,7 @@ from fake_models import fake_model, fake_namer
 
 from vision.classes import BACK, class_by_name
 from vision.decoding import CAPS, alternatives, decode_names, over_cap
-from vision.namer import NAMER_CLASSES, REJECT, Namer, NamerError, crop_box
+from vision.namer import NAMER_CLASSES, REJECT, Namer, NamerError, crop_box, crop_tiles
 from vision.reading import read_image
 from vision.suggest import suggest_changes
 
@@ -134,6 +134,29 @@ def test_a_blend_cutting_other_crops_is_named(tmp_path: Path) -> None:
     main, _ = _with_blend(tmp_path, 0.5, blend_size=48)
     with pytest.raises(NamerError, match="blended namer cuts 48-px crops"):
         Namer(main)
+
+
+def _with_views(tmp_path: Path, margins: list[float]) -> Path:
+    namer = fake_namer(tmp_path, {class_by_name("1m"): 40.0, class_by_name("5p"): 160.0})
+    manifest = json.loads(namer.with_suffix(".json").read_text())
+    manifest["preprocessing"]["view_margins"] = margins
+    namer.with_suffix(".json").write_text(json.dumps(manifest))
+    return namer
+
+
+def test_a_box_is_named_at_each_view_margin_and_the_names_averaged(tmp_path: Path) -> None:
+    img = np.full((100, 100, 3), (30, 30, 160), np.uint8)
+    img[40:60, 40:60] = (30, 30, 40)  # a dark tile on a red table: more margin, more red
+    box = np.array([[40.0, 40.0, 60.0, 60.0]])
+    namer = Namer(_with_views(tmp_path, [0.0, 0.5]))
+    views = [namer.name_crops(crop_tiles(img, box, 32, m)).probs for m in (0.0, 0.5)]
+    assert not np.allclose(views[0], views[1])
+    np.testing.assert_allclose(namer.name(img, box).probs, (views[0] + views[1]) / 2, atol=1e-9)
+
+
+def test_view_margins_outside_zero_to_one_are_named(tmp_path: Path) -> None:
+    with pytest.raises(NamerError, match=r"view margins \[0.08, 1.5\]"):
+        Namer(_with_views(tmp_path, [0.08, 1.5]))
 
 
 # -- reading with a finder and a namer -------------------------------------------------------
