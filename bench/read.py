@@ -498,6 +498,11 @@ def main() -> int:
         help="also time the shipped float pair, and in plain sessions (before issue #26)",
     )
     parser.add_argument(
+        "--one-view",
+        action="store_true",
+        help="also time the reader naming each box in one view (its margin), before reader 6",
+    )
+    parser.add_argument(
         "--phone", type=int, default=20, help="12-MP phone JPEGs made from N val photos (0: none)"
     )
     parser.add_argument(
@@ -542,6 +547,15 @@ def main() -> int:
         for label, (d, n) in (("shipped float", shipped), ("before (float, plain)", old)):
             t_old, p_old = run_ours(d, photos, args.repeat, n)
             rows.append((label, t_old, evaluate(p_old, truths, 0.0, classes=SHARED)))
+    if args.one_view and namer is not None and len(namer.manifest.views) > 1:
+        import dataclasses
+
+        one = Namer(namer.path, threads=args.threads)
+        one.manifest = dataclasses.replace(one.manifest, view_margins=())  # the margin alone
+        t_one_view, p_one_view = run_ours(ours, photos, args.repeat, one)
+        rows.append(
+            ("ours, one view", t_one_view, evaluate(p_one_view, truths, 0.0, classes=SHARED))
+        )
     if single is not None:
         t_one, p_one = run_ours(single, photos, args.repeat)
         rows.append(("ours, detector alone", t_one, evaluate(p_one, truths, 0.25, classes=SHARED)))
