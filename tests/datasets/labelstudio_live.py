@@ -22,8 +22,8 @@ import io
 import json
 import os
 import shutil
-import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.error
@@ -34,15 +34,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))  # the free-port helper
+from uvicorn_thread import free_port
+
 EXPORTS = {"JSON": "export.json", "JSON_MIN": "export-min.json", "YOLO": "yolo", "COCO": "coco"}
 USER, PASSWORD = "hupai@example.com", "hupai-test-password"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @contextmanager
