@@ -316,16 +316,18 @@ def crops_from_synth(
     sets: Sequence[str] | None = None,
     workers: int = 2,
     progress: bool = False,
+    cache: Path | None = None,
 ) -> CropSet:
     """Crops of ``n_scenes`` synthetic scenes rendered from the art sets (``sets``: only
-    these, for a leave-one-set-out run)."""
+    these, for a leave-one-set-out run; ``cache``: another glyph cache than ../shared/art's,
+    such as :func:`datasets.kde_tiles.build_cache`'s)."""
     import multiprocessing
     import sys
     import time
 
     from datasets.synth.art import build_cache
 
-    cache = build_cache()
+    cache = cache or build_cache()
     tasks = [(seed, i, size) for i in range(n_scenes)]
     init_args = (str(cache), tuple(sets) if sets is not None else None)
     collected = _Collector()

@@ -61,20 +61,26 @@ class SheetTile:
     art: str
 
 
-def fetch(cache: Path = DEFAULT_CACHE) -> Path:
-    """The packages' files under ``cache`` (downloaded and unpacked once)."""
+def fetch(
+    cache: Path = DEFAULT_CACHE,
+    packages: tuple[str, ...] = PACKAGES,
+    expected: tuple[str, ...] = (REAL_GIF, SMOOTH_PNG),
+) -> Path:
+    """The packages' files under ``cache`` (downloaded and unpacked once; ``expected``: files
+    that say they are there)."""
     root = cache / "root"
-    if (root / REAL_GIF).is_file() and (root / SMOOTH_PNG).is_file():
+    if all((root / path).is_file() for path in expected):
         return root
     cache.mkdir(parents=True, exist_ok=True)
     try:
         subprocess.run(
-            ["apt-get", "download", *PACKAGES], cwd=cache, check=True, capture_output=True
+            ["apt-get", "download", *packages], cwd=cache, check=True, capture_output=True
         )
     except (OSError, subprocess.CalledProcessError) as e:
-        raise SheetError(f"apt-get download {' '.join(PACKAGES)} failed: {e}") from e
-    for deb in cache.glob("*.deb"):
-        subprocess.run(["dpkg", "-x", str(deb), str(root)], check=True)
+        raise SheetError(f"apt-get download {' '.join(packages)} failed: {e}") from e
+    for package in packages:
+        for deb in cache.glob(f"{package}_*.deb"):
+            subprocess.run(["dpkg", "-x", str(deb), str(root)], check=True)
     return root
 
 

@@ -85,6 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         ("hard", "straddling boxes and part tiles of the real photos"),
         ("clutter", "drawn clutter: text, keys, cards, dominoes, dice, coins, phones"),
         ("sheet", "rows of other sets' tiles (Debian sprite sheets) with look-alikes"),
+        ("kde", "scenes drawn with KDE's four tilesets (Debian kdegames-mahjongg-data-kf5)"),
     ):
         namer.add_argument(
             f"--{kind}-share", type=float, default=0.0, help=f"of each epoch's crops: {what}"
@@ -324,6 +325,7 @@ def _namer(args: argparse.Namespace) -> int:
         hard_share=args.hard_share,
         clutter_share=args.clutter_share,
         sheet_share=args.sheet_share,
+        kde_share=args.kde_share,
     )
     try:
         print(f"best weights: {run(config)}")

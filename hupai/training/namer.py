@@ -70,8 +70,10 @@ class NamerConfig:
     hard_share: float = 0.0
     clutter_share: float = 0.0
     sheet_share: float = 0.0
+    kde_share: float = 0.0  # scenes drawn with KDE's four tilesets (datasets.kde_tiles)
     clutter_crops: int = 20000
     sheet_rows: int = 3000
+    kde_scenes: int = 1000
     flower_boost: float = 4.0  # flowers are rare and vary most between sets
     white_dragon_boost: float = 2.0
     mirror_epochs: int = 2
@@ -205,6 +207,8 @@ def build_crops(cfg: NamerConfig, log: Callable[[str], None]) -> dict[str, Path]
         "clutter-val": data / f"clutter-s{cfg.synth_seed + 1}-n2000.npz",
         "sheet-train": data / f"sheets-s{cfg.synth_seed}-n{cfg.sheet_rows}.npz",
         "sheet-val": data / f"sheets-s{cfg.synth_seed + 1}-n300.npz",
+        "kde-train": data / f"kde-s{cfg.synth_seed}-n{cfg.kde_scenes}.npz",
+        "kde-val": data / f"kde-s{cfg.synth_seed + 1}-n100.npz",
     }
     for split in ("train", "val"):
         path = paths[f"real-{split}"]
@@ -246,13 +250,24 @@ def _build_hard_crops(cfg: NamerConfig, paths: dict[str, Path], log: Callable[[s
         "clutter-val": lambda: clutter_crops(2000, seed=cfg.synth_seed + 1),
         "sheet-train": lambda: sheet_crops(cfg.sheet_rows, seed=cfg.synth_seed),
         "sheet-val": lambda: sheet_crops(300, seed=cfg.synth_seed + 1),
+        "kde-train": lambda: kde_crops(cfg.kde_scenes, seed=cfg.synth_seed),
+        "kde-val": lambda: kde_crops(100, seed=cfg.synth_seed + 1),
     }
     for key, build in builders.items():
+        if key.startswith("kde-") and not cfg.kde_share:
+            continue  # KDE's tilesets are fetched and drawn only for a run that uses them
         if not paths[key].exists():
             began = time.perf_counter()
             crops = build()
             crops.save(paths[key])
             log(f"crops: {paths[key]} ({len(crops)} crops, {time.perf_counter() - began:.0f} s)")
+
+
+def kde_crops(n_scenes: int, *, seed: int) -> CropSet:
+    """Crops of synthetic scenes drawn with KDE's tilesets only."""
+    from datasets.kde_tiles import build_cache
+
+    return crops_from_synth(n_scenes, seed=seed, cache=build_cache(), progress=True)
 
 
 def art_set_of(source: str) -> str:
@@ -581,10 +596,12 @@ def run(cfg: NamerConfig) -> Path:
             ("hard-train", cfg.hard_share),
             ("clutter-train", cfg.clutter_share),
             ("sheet-train", cfg.sheet_share),
+            ("kde-train", cfg.kde_share),
         )
         if share > 0
     ]
-    checks = {key: CropSet.load(paths[key]) for key in ("hard-val", "clutter-val", "sheet-val")}
+    check_keys = ("hard-val", "clutter-val", "sheet-val", *(("kde-val",) if cfg.kde_share else ()))
+    checks = {key: CropSet.load(paths[key]) for key in check_keys}
     log(
         f"train: real {len(real_train)} crops, synthetic {len(synth_train)}"
         + (f" (without {cfg.holdout_set})" if cfg.holdout_set else "")
