@@ -21,14 +21,19 @@ the repository; credited in models/MODEL_CARD.md. See ../shared/notes/more-tile-
 from __future__ import annotations
 
 import gzip
-import os
-import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from datasets.sheets import DEFAULT_CACHE, fetch
-from datasets.synth.art import DEFAULT_CACHE_ROOT, ArtError, crop_to_ink, rasterise
+from datasets.synth.art import (
+    DEFAULT_CACHE_ROOT,
+    ArtError,
+    build_once,
+    crop_to_ink,
+    rasterise,
+    stored_glyph,
+)
 from scoring.tiles import Tile
 from vision.classes import class_of
 
@@ -92,8 +97,6 @@ def element_svg(document: ET.Element, element_id: str) -> str:
 
 def tileset_glyphs(svgz: Path, name: str) -> dict[int, np.ndarray]:
     """Class → BGRA glyph (cropped to its ink; a blank face is one clear pixel)."""
-    import numpy as np
-
     ET.register_namespace("", SVG_NS)
     document = ET.fromstring(gzip.decompress(svgz.read_bytes()))
     glyphs: dict[int, np.ndarray] = {}
@@ -101,12 +104,10 @@ def tileset_glyphs(svgz: Path, name: str) -> dict[int, np.ndarray]:
         if element_id in LEFT_OUT.get(name, ()):
             continue
         glyph = crop_to_ink(rasterise(element_svg(document, element_id)))
-        if glyph.size == 0:
-            glyph = np.zeros((1, 1, 4), np.uint8)
-        elif name in DARKENED:
+        if glyph.size and name in DARKENED:
             glyph = glyph.copy()
             glyph[:, :, :3] = 255 - glyph[:, :, :3]
-        glyphs[class_of(Tile.parse(notation))] = glyph
+        glyphs[class_of(Tile.parse(notation))] = stored_glyph(glyph)
     return glyphs
 
 
@@ -114,22 +115,16 @@ def build_cache(package_root: Path | None = None, cache_root: Path = DEFAULT_CAC
     """Rasterise the tilesets' faces once into a glyph cache folder laid out as
     :func:`datasets.synth.art.build_cache`'s (``kde-<tileset>/<class>_0.png``), so that
     :func:`datasets.synth.art.load_glyphs` reads it."""
-    import cv2
 
-    folder = cache_root / f"kde-faces-v{CACHE_VERSION}"
-    if (folder / "COMPLETE").exists():
-        return folder
-    root = package_root or fetch_tilesets()
-    tmp = cache_root / f".kde-faces-v{CACHE_VERSION}.{os.getpid()}.tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    for name in TILESETS:
-        target = tmp / f"kde-{name}"
-        target.mkdir(parents=True)
-        for cls, glyph in tileset_glyphs(root / TILESET_DIR / f"{name}.svgz", name).items():
-            cv2.imwrite(str(target / f"{cls:02d}_0.png"), glyph)
-    (tmp / "COMPLETE").write_text(f"package: {PACKAGE}\n")
-    try:
-        tmp.rename(folder)
-    except OSError:  # another process won the race
-        shutil.rmtree(tmp, ignore_errors=True)
-    return folder
+    def fill(tmp: Path) -> str:
+        import cv2
+
+        root = package_root or fetch_tilesets()
+        for name in TILESETS:
+            target = tmp / f"kde-{name}"
+            target.mkdir()
+            for cls, glyph in tileset_glyphs(root / TILESET_DIR / f"{name}.svgz", name).items():
+                cv2.imwrite(str(target / f"{cls:02d}_0.png"), glyph)
+        return f"package: {PACKAGE}\n"
+
+    return build_once(cache_root / f"kde-faces-v{CACHE_VERSION}", fill)

@@ -198,7 +198,7 @@ def row_scene(rng: Rng, tiles: list[SheetTile], size: int = 320) -> RowScene:
 def held_out_glyphs(root: Path) -> dict[int, list[NDArray[np.uint8]]]:
     """The held-out set's faces as glyphs for :class:`datasets.synth.render.Renderer`:
     BGRA, the ivory face keyed out (ink where the colour departs from it), cropped to ink."""
-    from datasets.synth.art import crop_to_ink
+    from datasets.synth.art import crop_to_ink, stored_glyph
 
     sheet = _read(root / HELD_OUT_GIF)
     glyphs: dict[int, list[NDArray[np.uint8]]] = {}
@@ -209,7 +209,5 @@ def held_out_glyphs(root: Path) -> dict[int, list[NDArray[np.uint8]]]:
         distance = np.abs(face.astype(np.float32) - ivory).sum(axis=2)
         alpha = np.clip((distance - 40) * 4, 0, 255).astype(np.uint8)
         glyph = crop_to_ink(np.dstack([face, alpha]))
-        glyphs.setdefault(_cls(name), []).append(
-            glyph if glyph.size else np.zeros((1, 1, 4), np.uint8)
-        )
+        glyphs.setdefault(_cls(name), []).append(stored_glyph(glyph))
     return glyphs

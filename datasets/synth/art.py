@@ -292,29 +292,28 @@ def crop_to_ink(image: np.ndarray, threshold: int = 8) -> np.ndarray:
     return image[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
 
 
-def build_cache(art_root: Path = DEFAULT_ART_ROOT, cache_root: Path = DEFAULT_CACHE_ROOT) -> Path:
-    """Rasterise every glyph into the cache (once) and return the cache folder."""
-    import cv2
+def stored_glyph(glyph: np.ndarray) -> np.ndarray:
+    """A glyph as the cache keeps it: a blank face (the riichi white dragon, an empty
+    element) becomes one clear pixel, so that the class still has a glyph."""
     import numpy as np
 
-    folder = cache_root / f"faces-v{CACHE_VERSION}"
+    return glyph if glyph.size else np.zeros((1, 1, 4), np.uint8)
+
+
+def build_once(folder: Path, fill: Callable[[Path], str]) -> Path:
+    """``folder``, built once: ``fill`` writes into a folder beside it and returns what the
+    ``COMPLETE`` marker records; the folder is then renamed into place, so that parallel
+    builders (pytest-xdist workers, several synth runs) never see a half-written cache."""
     if (folder / "COMPLETE").exists():
         return folder
-    # Build beside the final folder and rename it into place, so that parallel builders
-    # (pytest-xdist workers, several synth runs) never see a half-written cache.
-    tmp = cache_root / f".faces-v{CACHE_VERSION}.{os.getpid()}.tmp"
+    tmp = folder.parent / f".{folder.name}.{os.getpid()}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
-    for source in glyph_sources(art_root):
-        target = tmp / source.set_name / source.cache_name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            glyph = crop_to_ink(rasterise(source.svg))
-        except ValueError as exc:
-            raise ArtError(f"{source.set_name} class {source.cls}: {exc}") from None
-        if glyph.size == 0:  # a blank face (the riichi white dragon): one clear pixel
-            glyph = np.zeros((1, 1, 4), np.uint8)
-        cv2.imwrite(str(target), glyph)
-    (tmp / "COMPLETE").write_text(f"art: {art_root}\n")
+    tmp.mkdir(parents=True)
+    try:
+        (tmp / "COMPLETE").write_text(fill(tmp))
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     try:
         tmp.rename(folder)
     except OSError:  # another process won the race
@@ -322,6 +321,25 @@ def build_cache(art_root: Path = DEFAULT_ART_ROOT, cache_root: Path = DEFAULT_CA
         if not (folder / "COMPLETE").exists():
             raise ArtError(f"{folder}: could not create the face cache") from None
     return folder
+
+
+def build_cache(art_root: Path = DEFAULT_ART_ROOT, cache_root: Path = DEFAULT_CACHE_ROOT) -> Path:
+    """Rasterise every glyph into the cache (once) and return the cache folder."""
+
+    def fill(tmp: Path) -> str:
+        import cv2
+
+        for source in glyph_sources(art_root):
+            target = tmp / source.set_name / source.cache_name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                glyph = crop_to_ink(rasterise(source.svg))
+            except ValueError as exc:
+                raise ArtError(f"{source.set_name} class {source.cls}: {exc}") from None
+            cv2.imwrite(str(target), stored_glyph(glyph))
+        return f"art: {art_root}\n"
+
+    return build_once(cache_root / f"faces-v{CACHE_VERSION}", fill)
 
 
 #: set name → class id → list of BGRA glyph variants (cropped to ink).
