@@ -2,7 +2,7 @@
 
 Scenes (render 4: clutter, tight rows, tall tiles, low views) are drawn with the faces of
 xmahjongg's ``dorothys`` set — a drawn Western-style set that no hupai model is trained on
-(:data:`datasets.sheets.HELD_OUT_GIF`) — and, as the peer in the same run, the same scenes
+(:data:`hupai.datasets.sheets.HELD_OUT_GIF`) — and, as the peer in the same run, the same scenes
 (same seeds: same layouts, cameras, tables) drawn with a set the models did see. Both are read
 through the product's own path (``hupai eval``: finder passes, namer, decoding) and measured:
 exact-read, tile precision/recall, the confident share and how exact it is, and the failure
@@ -12,7 +12,7 @@ tile misnamed, a tile missed).
     python bench/heldout.py --n 200 [--seen samoheen] [--model F.onnx --namer N.onnx]
 
 The held-out art is GPL-2.0-or-later (Debian's xmahjongg): fetched at run time with
-``apt-get download`` into data/debian-art (:func:`datasets.sheets.fetch`), never committed.
+``apt-get download`` into data/debian-art (:func:`hupai.datasets.sheets.fetch`), never committed.
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from datasets.sheets import fetch, held_out_glyphs  # noqa: E402
-from datasets.synth.art import build_cache, load_glyphs  # noqa: E402
-from datasets.synth.render import Renderer  # noqa: E402
-from vision.classes import CLASS_NAMES  # noqa: E402
-from vision.detections import Detections, box_iou  # noqa: E402
+from hupai.datasets.sheets import fetch, held_out_glyphs  # noqa: E402
+from hupai.datasets.synth.art import build_cache, load_glyphs  # noqa: E402
+from hupai.datasets.synth.render import Renderer  # noqa: E402
+from hupai.vision.classes import CLASS_NAMES  # noqa: E402
+from hupai.vision.detections import Detections, box_iou  # noqa: E402
 
 HELD_OUT = "dorothys"
 KINDS = ("not a tile", "two tiles", "part tile", "misnamed", "missed")
@@ -88,10 +88,11 @@ def failure_kinds(truth: Detections, read: Detections, w: int, h: int) -> Counte
 
 
 def measure(folder: Path, model: str | None, namer: str | None) -> dict[str, float | None]:
+    from hupai.vision.detector import Detector, load_image
+    from hupai.vision.namer import Namer
+    from hupai.vision.reading import default_namer, read_image
+
     from hupai.evaluation import dataset_class_map, find_samples, load_truth
-    from vision.detector import Detector, load_image
-    from vision.namer import Namer
-    from vision.reading import default_namer, read_image
 
     detector = Detector(model, threads=1)
     the_namer = Namer(namer, threads=1) if namer else default_namer(1)

@@ -43,8 +43,8 @@ def pick_photos(source: Path, n: int, into: Path) -> list[Path]:
 
 def plain_loop(photos: list[Path], model: str | None) -> float:
     """Photos/s of read_image in a loop, one session with the default threads."""
-    from vision.detector import Detector, load_image
-    from vision.reading import read_image
+    from hupai.vision.detector import Detector, load_image
+    from hupai.vision.reading import read_image
 
     detector = Detector(model)
     read_image(load_image(photos[0]), detector=detector)  # warm up

@@ -54,12 +54,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     import uvicorn
+    from hupai.datasets.labelstudio import labelstudio_config
+    from hupai.vision.detector import REPO_MODELS, models_in
 
-    from datasets.labelstudio import labelstudio_config
     from hupai.commands.label_studio import model_version
     from hupai.labeling.backend import BackendOptions
     from hupai.labeling.backend_app import create_app
-    from vision.detector import REPO_MODELS, models_in
 
     finder, namer = models_in(args.models or REPO_MODELS)
     with tempfile.TemporaryDirectory(prefix="hupai-lsbench-") as tmp:
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _request(name: str) -> dict[str, object]:
-    from datasets.labelstudio import labelstudio_config
+    from hupai.datasets.labelstudio import labelstudio_config
 
     task = {"id": 1, "data": {"image": f"/data/local-files/?d=images/{name}"}}
     return {"tasks": [task], "project": "1.0", "label_config": labelstudio_config()}

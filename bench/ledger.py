@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ledger.store import Ledger  # noqa: E402
+from hupai.ledger.store import Ledger  # noqa: E402
 
 PLAYERS = ["Ann", "Bo", "Chen", "Dee"]
 WIN = {"win": "self_draw", "hand": "123m456m789m123p55s", "win_tile": "5s"}
@@ -46,7 +46,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     if args.postgres:
-        from ledger.pgtemp import temporary_postgres
+        from hupai.ledger.pgtemp import temporary_postgres
 
         with temporary_postgres() as server:
             return measure(args, server.new_database())

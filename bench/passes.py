@@ -11,7 +11,7 @@ pass, in the same run.
     .venv/bin/python bench/passes.py [--split data/real] [--part val] [--limit N]
         [--model F.onnx --namer N.onnx] [--threads 2]
 
-The switches turn module constants of :mod:`vision.passes` (this bench only); the test split
+The switches turn module constants of :mod:`hupai.vision.passes` (this bench only); the test split
 is left alone unless asked for (``--part test``).
 """
 
@@ -34,7 +34,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.detections import Detections  # noqa: E402
+from hupai.vision.detections import Detections  # noqa: E402
 
 LEVEL = re.compile(r"level ([+-]?\d+)° zoom ×([\d.]+)")
 
@@ -42,7 +42,7 @@ LEVEL = re.compile(r"level ([+-]?\d+)° zoom ×([\d.]+)")
 @contextlib.contextmanager
 def without(pass_name: str) -> Iterator[None]:
     """Reads inside skip the ``shrunk`` or the ``level`` pass (or ``both``)."""
-    from vision import passes
+    from hupai.vision import passes
 
     saved = {k: getattr(passes, k) for k in ("_large_tiles", "LEVEL_ABOVE_DEG", "ZOOM_GAIN")}
     if pass_name in ("shrunk", "both"):
@@ -93,7 +93,7 @@ class Row:
 
 
 def read(image: Any, detector: Any, namer: Any) -> tuple[Any, float]:
-    from vision.reading import read_image
+    from hupai.vision.reading import read_image
 
     began = time.perf_counter()
     reading = read_image(image, detector=detector, namer=namer)
@@ -103,7 +103,7 @@ def read(image: Any, detector: Any, namer: Any) -> tuple[Any, float]:
 def first_look(detector: Any, image: Any) -> str:
     """What the first look saw that sets the shrunk pass off: its sure boxes and their
     tiles' side in model pixels."""
-    from vision import passes
+    from hupai.vision import passes
 
     conf = getattr(detector.manifest, "finder_conf", None) or passes.FINDER_CONF
     det = detector.detect(image, agnostic=True, conf=conf)
@@ -136,9 +136,9 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
 
-    from vision.detector import Detector, load_image
-    from vision.metrics import evaluate
-    from vision.namer import Namer
+    from hupai.vision.detector import Detector, load_image
+    from hupai.vision.metrics import evaluate
+    from hupai.vision.namer import Namer
 
     detector = Detector(args.model, threads=args.threads)
     namer = Namer(args.namer, threads=args.threads)

@@ -8,7 +8,7 @@ on the real test split, over the 34 tile kinds all know.
 
 ``--phone N`` (20 by default): the same for 12-MP phone JPEGs made from N real val photos
 (4000×3000, quality 90, half with EXIF orientation), decode included — the service's path
-(a reduced decode first, :mod:`vision.photo_read`) against a whole decode then a read — and
+(a reduced decode first, :mod:`hupai.vision.photo_read`) against a whole decode then a read — and
 the peer on the same files.
 
 ``--large N``: large-photo strategies (plain resize, zoom on the tiles' region, tiling) on N
@@ -40,10 +40,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scoring.tiles import HAND_TILES  # noqa: E402
-from vision.classes import class_by_name  # noqa: E402
-from vision.detections import Detections  # noqa: E402
-from vision.metrics import evaluate  # noqa: E402
+from hupai.scoring.tiles import HAND_TILES  # noqa: E402
+from hupai.vision.classes import class_by_name  # noqa: E402
+from hupai.vision.detections import Detections  # noqa: E402
+from hupai.vision.metrics import evaluate  # noqa: E402
 
 SHARED = list(range(len(HAND_TILES)))  # the 34 kinds both models know
 PEER_NAMES = {
@@ -119,11 +119,10 @@ class PeerDetector:
     that the large-photo strategies can be compared on a second model."""
 
     def __new__(cls, threads: int | None) -> Any:
+        from hupai.vision.detector import Detector, ModelManifest
         from mahjong_detector.predict import CLASS_NAMES as NAMES
         from mahjong_detector.predict import model_path
         from PIL import Image, ImageOps
-
-        from vision.detector import Detector, ModelManifest
 
         manifest = ModelManifest(
             "mahjong-detector", "0.0.6", tuple(NAMES), "images", (640, 640), pad_value=0
@@ -152,8 +151,8 @@ class PeerDetector:
 def run_ours(
     detector: Any, photos: list[tuple[Path, Detections]], repeat: int, namer: Any = None
 ) -> tuple[list[float], list[Detections]]:
-    from vision.detector import load_image
-    from vision.reading import read_image
+    from hupai.vision.detector import load_image
+    from hupai.vision.reading import read_image
 
     times, preds = [], []
     for path, _ in photos:
@@ -207,7 +206,7 @@ def large_photos(
 def run_strategies(
     detector: Any, scenes: list[tuple[np.ndarray, Detections]]
 ) -> dict[str, tuple[float, Any]]:
-    from vision.reading import detect_photo
+    from hupai.vision.reading import detect_photo
 
     def plain(img: np.ndarray) -> Any:
         return detector.detect(img)
@@ -299,10 +298,10 @@ def phone_photos(split: Path, n: int, out: Path) -> list[tuple[Path, Detections]
 
 def phone_row(detector: Any, namer: Any, peer: Any, photos: list[tuple[Path, Detections]]) -> None:
     """Decode + read of 12-MP phone photos, p50/p90: the service's path (a reduced decode
-    first, the whole photo only for small tiles: :mod:`vision.photo_read`) against the whole
+    first, the whole photo only for small tiles: :mod:`hupai.vision.photo_read`) against the whole
     decode then a read (before issue #26), photo by photo in turn, and the peer's own decode +
     detect of the same files."""
-    from vision.images import DECODE_PIXELS, decode_image
+    from hupai.vision.images import DECODE_PIXELS, decode_image
 
     def whole(data: bytes, read: Any) -> tuple[Any, Any]:
         image = decode_image(data, budget=DECODE_PIXELS)
@@ -317,7 +316,7 @@ def phone_row(detector: Any, namer: Any, peer: Any, photos: list[tuple[Path, Det
         data = path.read_bytes()
 
         def read(image: Any, source: str = str(path)) -> Any:
-            from vision.reading import read_image
+            from hupai.vision.reading import read_image
 
             return read_image(image, detector=detector, namer=namer, source=source)
 
@@ -361,7 +360,7 @@ def phone_row(detector: Any, namer: Any, peer: Any, photos: list[tuple[Path, Det
 
 
 def read_photo_data_(data: bytes, read: Any) -> tuple[Any, Any]:
-    from vision.photo_read import read_photo_data
+    from hupai.vision.photo_read import read_photo_data
 
     return read_photo_data(data, read)
 
@@ -371,8 +370,7 @@ def plain_sessions() -> Iterator[None]:
     """Sessions opened inside are plain onnxruntime ones (threads that spin, as before the
     settings of issue #26), for a before/after row in one run."""
     import onnxruntime as ort
-
-    from vision import detector
+    from hupai.vision import detector
 
     chosen = detector.session_options
 
@@ -392,8 +390,8 @@ def plain_sessions() -> Iterator[None]:
 
 
 def first_decode(pixels: int) -> None:
-    """What-if for :data:`vision.photo_read.FIRST_PIXELS` (the bench only)."""
-    from vision import photo_read
+    """What-if for :data:`hupai.vision.photo_read.FIRST_PIXELS` (the bench only)."""
+    from hupai.vision import photo_read
 
     photo_read.FIRST_PIXELS = pixels
 
@@ -427,14 +425,13 @@ def hand_scene(path: Path, truth: Detections, span: float) -> tuple[np.ndarray, 
 
 def sweep(detector: Any, namer: Any, photos: list[tuple[Path, Detections]]) -> None:
     """The hands at each span saved as quality-90 JPEGs and read the service's way
-    (:mod:`vision.photo_read`: a reduced decode first) — the ``again`` column counts those
+    (:mod:`hupai.vision.photo_read`: a reduced decode first) — the ``again`` column counts those
     read again whole — and, for comparison, decoded whole then read."""
     import cv2
-
-    from vision.images import DECODE_PIXELS, decode_image
-    from vision.metrics import StageReport
-    from vision.photo_read import read_photo_data
-    from vision.reading import read_image
+    from hupai.vision.images import DECODE_PIXELS, decode_image
+    from hupai.vision.metrics import StageReport
+    from hupai.vision.photo_read import read_photo_data
+    from hupai.vision.reading import read_image
 
     def read(image: Any) -> Any:
         return read_image(image, detector=detector, namer=namer)
@@ -508,15 +505,16 @@ def main() -> int:
     parser.add_argument(
         "--first-pixels",
         type=int,
-        help="what-if: the service path's first decode budget (vision.photo_read.FIRST_PIXELS)",
+        help="what-if: the service path's first decode budget "
+        "(hupai.vision.photo_read.FIRST_PIXELS)",
     )
     args = parser.parse_args()
     if args.first_pixels:
         first_decode(args.first_pixels)
 
-    from vision.detector import Detector, ModelError
-    from vision.namer import Namer
-    from vision.reading import default_namer
+    from hupai.vision.detector import Detector, ModelError
+    from hupai.vision.namer import Namer
+    from hupai.vision.reading import default_namer
 
     photos = load_split(args.split, args.limit)
     if not photos:

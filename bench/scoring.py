@@ -4,7 +4,7 @@
 
 Prints hands per second on a fixed, seeded set of winning and non-winning 14-tile hands:
 
-* all decompositions — ``scoring.decompose`` vs ``mahjong``'s ``HandDivider.divide_hand``
+* all decompositions — ``hupai.scoring.decompose`` vs ``mahjong``'s ``HandDivider.divide_hand``
   on the wild-free hands (same hands, same process; standard shape and seven different
   pairs, the shapes ``HandDivider`` knows), then the ratio;
 * the yes/no check — ``scoring.is_winning`` vs ``mahjong``'s ``Agari.is_agari``;
@@ -28,14 +28,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scoring.decompose import (
+from hupai.scoring.decompose import (
     ShapeRules,
     all_sets,
     clear_caches,
     decompose,
     is_winning,
 )
-from scoring.tiles import HAND_TILES, Tile
+from hupai.scoring.tiles import HAND_TILES, Tile
 
 RULES = ShapeRules(seven_pairs=True)  # the shapes HandDivider knows
 WILD_RULES = ShapeRules(seven_pairs=True, quad_pairs=True, thirteen_orphans=True)
@@ -64,8 +64,8 @@ def _ningbo_seven_baida() -> object:
     # Ningbo: 3s flipped, all seven baida in the hand (3s x3, 4s x4), the winning tile a baida:
     # 248 readings, free baida sets and pairs, every wait of a wild winning tile (among the two
     # slowest of 600 random seven-baida hands); the city's own memo is cleared too
-    from scoring import score
-    from scoring.ningbo import _signature
+    from hupai.scoring import score
+    from hupai.scoring.ningbo import _signature
 
     _signature.cache_clear()
     return score(
@@ -83,7 +83,7 @@ def _ningbo_seven_baida() -> object:
 def _nanchang_seven_spirits() -> object:
     # Nanchang: 3s flipped, the 3 primaries in play and all 4 secondaries in one hand (the most
     # spirits a hand can hold); the slowest of 150 random such hands (339 readings scored)
-    from scoring import score
+    from hupai.scoring import score
 
     return score(
         {

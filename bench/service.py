@@ -133,10 +133,10 @@ def in_process(
     photos: list[bytes], model: str | None, namer: str | None, threads: int | None
 ) -> tuple[float, list[float]]:
     """The peer: the same pipeline as the route, called directly."""
-    from scoring import ScoringInputError, result_to_dict, score
-    from service.pipeline import read_pipeline
-    from service.reader import load_reader
-    from service.settings import Settings
+    from hupai.scoring import ScoringInputError, result_to_dict, score
+    from hupai.service.pipeline import read_pipeline
+    from hupai.service.reader import load_reader
+    from hupai.service.settings import Settings
 
     given = {k: v for k, v in (("model", model), ("namer", namer)) if v}
     settings = Settings(_env_file=None, **given)  # type: ignore[arg-type]

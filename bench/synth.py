@@ -25,10 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
-
-from datasets.synth.art import build_cache, load_glyphs
-from datasets.synth.generate import generate
-from datasets.synth.render import Renderer, RenderOptions
+from hupai.datasets.synth.art import build_cache, load_glyphs
+from hupai.datasets.synth.generate import generate
+from hupai.datasets.synth.render import Renderer, RenderOptions
 
 
 def _rate(renderer: Renderer, n: int, seed: int, size: int, opts: RenderOptions) -> float:

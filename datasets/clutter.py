@@ -4,9 +4,9 @@ namer's hard negatives ("not a tile").
 A finder trained on one tile set boxes anything tile-sized with a glyph on it: keyboard keys,
 printed Chinese and Latin text, book spines, playing cards, dominoes, dice, coins, a phone.
 Each drawer paints one such thing filling the crop's box (the centre of a
-:data:`datasets.crops.STORE_SIZE` crop with its :data:`datasets.crops.STORE_MARGIN`), with its
-surroundings in the margin, on a table surface. Text never uses the characters printed on
-tiles (a wind or a 萬 must stay nameable).
+:data:`hupai.datasets.crops.STORE_SIZE` crop with its
+:data:`hupai.datasets.crops.STORE_MARGIN`), with its surroundings in the margin, on a table
+surface. Text never uses the characters printed on tiles (a wind or a 萬 must stay nameable).
 
 >>> rng = np.random.default_rng(0)
 >>> crop, kind = clutter_crop(rng, 96, 0.25)
@@ -108,7 +108,7 @@ def _text(
 
 
 def _background(rng: Rng, s: int) -> Canvas:
-    from datasets.synth.surfaces import table_texture
+    from hupai.datasets.synth.surfaces import table_texture
 
     return np.asarray(np.clip(table_texture(rng, s, s), 0, 255), np.uint8)
 

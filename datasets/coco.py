@@ -6,7 +6,7 @@ model predictions) and ``categories``: hupai's classes, ``id`` = class id + 1 (C
 free), ``name`` the tile notation or ``back``. Loading maps categories **by name**, so files
 from other tools (any id scheme) load as long as their names are hupai's class names.
 
->>> from vision.detections import Detections
+>>> from hupai.vision.detections import Detections
 >>> item = ImageLabels("a.jpg", 200, 100, Detections.make([[20, 10, 60, 50]], [3], [0.9]))
 >>> data = coco_dict([item])
 >>> data["annotations"][0]["bbox"], data["annotations"][0]["category_id"]
@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from datasets.image_labels import ImageLabels
-from datasets.labels import LabelError
-from vision.classes import BACK, CLASS_NAMES, class_by_name
-from vision.detections import Detections
+from hupai.datasets.image_labels import ImageLabels
+from hupai.datasets.labels import LabelError
+from hupai.vision.classes import BACK, CLASS_NAMES, class_by_name
+from hupai.vision.detections import Detections
 
 
 def coco_categories() -> list[dict[str, Any]]:

@@ -6,7 +6,7 @@ crop came from (an index into ``sources``), ``sources`` (the photos' names) and 
 (n,) the box's shorter side in its photo, px (training leaves out tiles too small to name).
 Crops are stored with a wide margin (:data:`STORE_MARGIN`) so that training can choose the margin,
 shift and turn them (:mod:`hupai.training.namer`); they are cut exactly as the runtime cuts
-them (:func:`vision.namer.crop_box`: portrait, square).
+them (:func:`hupai.vision.namer.crop_box`: portrait, square).
 
 Negatives ("not a tile") are boxes of tile size where no tile is: the table, clutter, props,
 the photo's edge; and in synthetic scenes the tiles whose face is mostly hidden (walls seen
@@ -25,11 +25,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from hupai.datasets.labels import LabelBox, LabelError, load_yolo_labels
+from hupai.vision.detections import box_iou
+from hupai.vision.namer import REJECT, crop_box
 from numpy.typing import NDArray
-
-from datasets.labels import LabelBox, LabelError, load_yolo_labels
-from vision.detections import box_iou
-from vision.namer import REJECT, crop_box
 
 #: Stored crops: this size, the box widened by this margin on every side.
 STORE_SIZE = 96
@@ -216,7 +215,7 @@ def crops_from_yolo(
     """Crops of every labelled box of a YOLO folder, and negatives from photos whose labels
     are not empty (an empty label file may hide tiles). Classes by name: the folder's
     data.yaml or classes.txt (e.g. Label Studio's alphabetical order) maps its ids."""
-    from datasets.names import folder_class_map
+    from hupai.datasets.names import folder_class_map
 
     ids = folder_class_map(images_dir, images_dir.parent.parent)
     rng = np.random.default_rng(seed)
@@ -267,9 +266,8 @@ _RENDERER: Any = None
 
 def _init_renderer(cache_folder: str, sets: tuple[str, ...] | None) -> None:
     import cv2
-
-    from datasets.synth.art import load_glyphs
-    from datasets.synth.render import Renderer
+    from hupai.datasets.synth.art import load_glyphs
+    from hupai.datasets.synth.render import Renderer
 
     global _RENDERER
     cv2.setNumThreads(1)
@@ -320,12 +318,12 @@ def crops_from_synth(
 ) -> CropSet:
     """Crops of ``n_scenes`` synthetic scenes rendered from the art sets (``sets``: only
     these, for a leave-one-set-out run; ``cache``: another glyph cache than ../shared/art's,
-    such as :func:`datasets.kde_tiles.build_cache`'s)."""
+    such as :func:`hupai.datasets.kde_tiles.build_cache`'s)."""
     import multiprocessing
     import sys
     import time
 
-    from datasets.synth.art import build_cache
+    from hupai.datasets.synth.art import build_cache
 
     cache = cache or build_cache()
     tasks = [(seed, i, size) for i in range(n_scenes)]

@@ -1,6 +1,6 @@
-"""Crop sets of the namer's hard cases (:mod:`datasets.crops` layout): boxes straddling two
-tiles and tiles cut by the edge in labelled photos, clutter (:mod:`datasets.clutter`), and
-rows of tiles from sprite sheets of other sets with look-alikes (:mod:`datasets.sheets`).
+"""Crop sets of the namer's hard cases (:mod:`hupai.datasets.crops` layout): boxes straddling two
+tiles and tiles cut by the edge in labelled photos, clutter (:mod:`hupai.datasets.clutter`), and
+rows of tiles from sprite sheets of other sets with look-alikes (:mod:`hupai.datasets.sheets`).
 """
 
 from __future__ import annotations
@@ -8,12 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from hupai.datasets.clutter import clutter_crop
+from hupai.datasets.crops import STORE_MARGIN, STORE_SIZE, CropSet, _Collector, labelled_photos
+from hupai.datasets.hard_negatives import part_tile_crops, straddle_boxes
+from hupai.vision.namer import REJECT, crop_box
 from numpy.typing import NDArray
-
-from datasets.clutter import clutter_crop
-from datasets.crops import STORE_MARGIN, STORE_SIZE, CropSet, _Collector, labelled_photos
-from datasets.hard_negatives import part_tile_crops, straddle_boxes
-from vision.namer import REJECT, crop_box
 
 Rng = np.random.Generator
 
@@ -78,7 +77,7 @@ def clutter_crops(n: int, *, seed: int) -> CropSet:
 def sheet_crops(n_rows: int, *, seed: int, root: Path | None = None) -> CropSet:
     """Crops of ``n_rows`` rows of sheet tiles: the tiles (look-alikes as "not a tile"),
     straddling boxes and part tiles. Sources name the art (``sheet_<art>``)."""
-    from datasets.sheets import fetch, load_tiles, row_scene
+    from hupai.datasets.sheets import fetch, load_tiles, row_scene
 
     tiles = load_tiles(root or fetch())
     rng = np.random.default_rng(seed)

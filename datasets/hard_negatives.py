@@ -18,9 +18,8 @@ edge: the namer's hard negatives taken from labelled photos.
 from __future__ import annotations
 
 import numpy as np
+from hupai.vision.detections import box_iou
 from numpy.typing import NDArray
-
-from vision.detections import box_iou
 
 Rng = np.random.Generator
 Boxes = NDArray[np.float64]
@@ -100,7 +99,7 @@ def part_tile_crops(
     """Crops of tiles cut by the photo's edge: ``None`` (not a tile) under
     :data:`REJECT_UNDER`; the tile's class from :data:`NAMED_FROM` (only when ``classes``
     are given)."""
-    from vision.namer import crop_box
+    from hupai.vision.namer import crop_box
 
     crops: list[NDArray[np.uint8]] = []
     labels: list[int | None] = []

@@ -4,7 +4,7 @@ A format's ``save_*`` takes a list of :class:`ImageLabels` and its ``load_*`` gi
 so that any two formats convert through it (supervision style: ``xyxy`` in pixels, class
 ids from hupai's class list, a confidence per box; 1.0 for boxes a person drew).
 
->>> from vision.detections import Detections
+>>> from hupai.vision.detections import Detections
 >>> item = ImageLabels("a.jpg", 200, 100, Detections.make([[20, 10, 60, 50]], [3], [0.9]))
 >>> [b.xyxy for b in to_yolo_boxes(item)]
 [(0.1, 0.1, 0.3, 0.5)]
@@ -19,9 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
-from datasets.labels import LabelBox
-from vision.detections import Detections
+from hupai.datasets.labels import LabelBox
+from hupai.vision.detections import Detections
 
 
 @dataclass(frozen=True)
@@ -43,7 +42,7 @@ class ImageLabels:
 
 def to_yolo_boxes(item: ImageLabels) -> list[LabelBox]:
     """The boxes normalised to the image (YOLO label lines through
-    :func:`datasets.labels.format_yolo_line`)."""
+    :func:`hupai.datasets.labels.format_yolo_line`)."""
     scale = np.array([item.width, item.height, item.width, item.height], dtype=np.float64)
     norm = np.clip(item.detections.xyxy / scale, 0.0, 1.0)
     return [

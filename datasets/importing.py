@@ -1,7 +1,7 @@
 """Bring corrected labels back: a Label Studio export (JSON, JSON-MIN, YOLO, COCO), a COCO
 file or a YOLO folder → hupai's dataset layout, ready for ``hupai train`` and ``hupai eval``.
 
-Classes travel by name (:mod:`datasets.names`). Of a task, the latest annotation wins over
+Classes travel by name (:mod:`hupai.datasets.names`). Of a task, the latest annotation wins over
 earlier ones and over predictions; a task nobody annotated is reported, not guessed. When
 the model's boxes are known (inline predictions, or the tasks ``hupai label`` wrote), the
 report says what the people changed: boxes added (the model missed a tile), removed (a
@@ -33,14 +33,14 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
-from datasets.coco import coco_items
-from datasets.image_labels import ImageLabels, to_yolo_boxes
-from datasets.labels import LabelBox, LabelError, load_yolo_labels, save_yolo_labels
-from datasets.labelstudio import labelstudio_items
-from datasets.names import class_map, find_names_file, read_names
-from datasets.yolo import data_yaml_text
-from vision.classes import CLASS_NAMES
-from vision.detections import box_iou
+from hupai.datasets.coco import coco_items
+from hupai.datasets.image_labels import ImageLabels, to_yolo_boxes
+from hupai.datasets.labels import LabelBox, LabelError, load_yolo_labels, save_yolo_labels
+from hupai.datasets.labelstudio import labelstudio_items
+from hupai.datasets.names import class_map, find_names_file, read_names
+from hupai.datasets.yolo import data_yaml_text
+from hupai.vision.classes import CLASS_NAMES
+from hupai.vision.detections import box_iou
 
 FORMATS = ("labelstudio-json", "labelstudio-min", "coco", "yolo")
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"}

@@ -9,7 +9,7 @@ its own — the whole original kept under ``<defs>``, where ``<use>`` can still 
 borrows but nothing is drawn — and rasterised; the renderer draws the tile body itself.
 
 The package (Debian ``kdegames-mahjongg-data-kf5``) is **GPL-2.0-or-later**: fetched at
-training time with ``apt-get download`` (:func:`datasets.sheets.fetch`), never copied into
+training time with ``apt-get download`` (:func:`hupai.datasets.sheets.fetch`), never copied into
 the repository; credited in models/MODEL_CARD.md. See ../shared/notes/more-tile-art.md.
 
 >>> ELEMENT_CLASSES["WIND_1"], ELEMENT_CLASSES["DRAGON_1"], ELEMENT_CLASSES["SEASON_4"]
@@ -25,8 +25,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from datasets.sheets import DEFAULT_CACHE, fetch
-from datasets.synth.art import (
+from hupai.datasets.sheets import DEFAULT_CACHE, fetch
+from hupai.datasets.synth.art import (
     DEFAULT_CACHE_ROOT,
     ArtError,
     build_once,
@@ -34,8 +34,8 @@ from datasets.synth.art import (
     rasterise,
     stored_glyph,
 )
-from scoring.tiles import Tile
-from vision.classes import class_of
+from hupai.scoring.tiles import Tile
+from hupai.vision.classes import class_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -113,8 +113,8 @@ def tileset_glyphs(svgz: Path, name: str) -> dict[int, np.ndarray]:
 
 def build_cache(package_root: Path | None = None, cache_root: Path = DEFAULT_CACHE_ROOT) -> Path:
     """Rasterise the tilesets' faces once into a glyph cache folder laid out as
-    :func:`datasets.synth.art.build_cache`'s (``kde-<tileset>/<class>_0.png``), so that
-    :func:`datasets.synth.art.load_glyphs` reads it."""
+    :func:`hupai.datasets.synth.art.build_cache`'s (``kde-<tileset>/<class>_0.png``), so that
+    :func:`hupai.datasets.synth.art.load_glyphs` reads it."""
 
     def fill(tmp: Path) -> str:
         import cv2

@@ -12,7 +12,7 @@ Loading reads our tasks and Label Studio's JSON export alike: a person's **annot
 win over predictions (``source="auto"``); rotated rectangles become their axis-aligned
 envelope.
 
->>> from vision.detections import Detections
+>>> from hupai.vision.detections import Detections
 >>> item = ImageLabels("/data/local-files/?d=images/a.jpg", 200, 100,
 ...                    Detections.make([[20, 10, 60, 50]], [3], [0.9]))
 >>> (task,) = labelstudio_tasks([item], model_version="m 1")
@@ -32,11 +32,10 @@ from typing import Any, Literal
 from xml.sax.saxutils import quoteattr
 
 import numpy as np
-
-from datasets.image_labels import ImageLabels
-from datasets.labels import LabelError
-from vision.classes import CLASS_NAMES, class_by_name
-from vision.detections import Detections
+from hupai.datasets.image_labels import ImageLabels
+from hupai.datasets.labels import LabelError
+from hupai.vision.classes import CLASS_NAMES, class_by_name
+from hupai.vision.detections import Detections
 
 FROM_NAME = "label"
 TO_NAME = "image"

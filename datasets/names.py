@@ -10,7 +10,7 @@ notation (``3s``, ``7z``, ``1f``, ``back``) and the Roboflow set's codes (``sb3`
 >>> class_map(["1m", "joker"], "classes.txt")
 Traceback (most recent call last):
 ...
-datasets.labels.LabelError: classes.txt: class names hupai does not know: joker (expected \
+hupai.datasets.labels.LabelError: classes.txt: class names hupai does not know: joker (expected \
 tile notation such as 3s, 7z, 1f, back, or the Roboflow set's codes)
 """
 
@@ -19,15 +19,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from datasets.labels import LabelError
-from vision.classes import class_by_name
+from hupai.datasets.labels import LabelError
+from hupai.vision.classes import class_by_name
 
 NAMES_FILES = ("data.yaml", "classes.txt")
 
 
 def hupai_class(name: str) -> int | None:
     """hupai's class id for a dataset's class name; None when unknown."""
-    from datasets.roboflow import ROBOFLOW_TO_NOTATION
+    from hupai.datasets.roboflow import ROBOFLOW_TO_NOTATION
 
     name = name.strip()
     name = ROBOFLOW_TO_NOTATION.get(name, name)
@@ -52,7 +52,7 @@ def class_map(names: Sequence[str], source: str) -> list[int]:
 
 def read_names(path: Path) -> list[str]:
     """The class names in a ``data.yaml`` or ``classes.txt`` (one per line)."""
-    from datasets.roboflow import read_class_names
+    from hupai.datasets.roboflow import read_class_names
 
     if path.name == "classes.txt":
         return [n.strip() for n in path.read_text(encoding="utf-8").splitlines() if n.strip()]

@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from datasets.labels import LabelBox, LabelError, parse_yolo_line, save_yolo_labels
-from datasets.stats import IMAGE_SUFFIXES
-from datasets.yolo import split_dirs, write_dataset_files
-from vision.classes import class_by_name
+from hupai.datasets.labels import LabelBox, LabelError, parse_yolo_line, save_yolo_labels
+from hupai.datasets.stats import IMAGE_SUFFIXES
+from hupai.datasets.yolo import split_dirs, write_dataset_files
+from hupai.vision.classes import class_by_name
 
 
 def _build_map() -> dict[str, str]:

@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from hupai.scoring.tiles import Tile
+from hupai.vision.classes import class_of
 from numpy.typing import NDArray
-
-from scoring.tiles import Tile
-from vision.classes import class_of
 
 Rng = np.random.Generator
 DEFAULT_CACHE = Path("data/debian-art")
@@ -131,8 +130,7 @@ def row_scene(rng: Rng, tiles: list[SheetTile], size: int = 320) -> RowScene:
     """A row of 3–8 tiles of one art standing edge to edge (some rows with look-alikes
     among them), stretched tall or squat, seen from a seated player down to a low webcam."""
     import cv2
-
-    from datasets.synth.surfaces import table_texture
+    from hupai.datasets.synth.surfaces import table_texture
 
     art = [t for t in tiles if t.cls is not None]
     arts = sorted({t.art for t in art})
@@ -196,9 +194,9 @@ def row_scene(rng: Rng, tiles: list[SheetTile], size: int = 320) -> RowScene:
 
 
 def held_out_glyphs(root: Path) -> dict[int, list[NDArray[np.uint8]]]:
-    """The held-out set's faces as glyphs for :class:`datasets.synth.render.Renderer`:
+    """The held-out set's faces as glyphs for :class:`hupai.datasets.synth.render.Renderer`:
     BGRA, the ivory face keyed out (ink where the colour departs from it), cropped to ink."""
-    from datasets.synth.art import crop_to_ink, stored_glyph
+    from hupai.datasets.synth.art import crop_to_ink, stored_glyph
 
     sheet = _read(root / HELD_OUT_GIF)
     glyphs: dict[int, list[NDArray[np.uint8]]] = {}

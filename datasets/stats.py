@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from datasets.labels import load_yolo_labels
-from datasets.yolo import SPLITS
-from vision.classes import CLASS_NAMES
+from hupai.datasets.labels import load_yolo_labels
+from hupai.datasets.yolo import SPLITS
+from hupai.vision.classes import CLASS_NAMES
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 _PCTS = (5, 25, 50, 75, 95)

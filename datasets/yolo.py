@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from vision.classes import CLASS_NAMES, CLASSES_VERSION
+from hupai.vision.classes import CLASS_NAMES, CLASSES_VERSION
 
 SPLITS = ("train", "val", "test")
 

@@ -35,11 +35,11 @@ class UserError(Exception):
 #: any command may let them through; :func:`main` prints them as one line, exit status 2.
 #: Named, not imported, so that ``hupai --help`` imports none of those packages.
 KNOWN_ERRORS = {
-    "ledger.store.LedgerError",
-    "scoring.fields.ScoringInputError",
-    "vision.images.ImageError",
-    "vision.detector.ModelError",
-    "vision.namer.NamerError",
+    "hupai.ledger.store.LedgerError",
+    "hupai.scoring.fields.ScoringInputError",
+    "hupai.vision.images.ImageError",
+    "hupai.vision.detector.ModelError",
+    "hupai.vision.namer.NamerError",
 }
 
 
@@ -100,7 +100,7 @@ def models_folder(args: argparse.Namespace) -> None:
             return
     elif given:
         raise UserError("--models: give a model folder or --model/--namer, not both")
-    from vision.detector import models_in
+    from hupai.vision.detector import models_in
 
     finder, namer = models_in(folder)
     args.model, args.namer = str(finder), str(namer)

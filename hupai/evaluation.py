@@ -4,7 +4,7 @@ Two stages are measured apart: the finder's boxes (class-agnostic recall and pre
 IoU 0.5), the tiles the namer kept (found tiles) and their names (top-1/2/3), per class and
 per tile size; then end to end: tile precision/recall (right place and right name), the
 photo exact-read rate, confusions. Everything comes from what the product reads
-(:func:`vision.reading.read_image`, which may zoom or level the photo). mAP: from the
+(:func:`hupai.vision.reading.read_image`, which may zoom or level the photo). mAP: from the
 detector's single-pass output at a near-zero confidence when the detector names the tiles
 itself, else from the read tiles ranked by the namer's probability.
 
@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.classes import CLASS_NAMES
-from vision.detections import Detections
-from vision.metrics import SIZE_BINS, Report, StageReport, evaluate
+from hupai.vision.classes import CLASS_NAMES
+from hupai.vision.detections import Detections
+from hupai.vision.metrics import SIZE_BINS, Report, StageReport, evaluate
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 #: Confidence for ranking candidates in mAP (ultralytics validates at 0.001).
@@ -96,7 +96,7 @@ def load_truth(
 ) -> Detections:
     """The photo's labelled boxes in pixels, classes mapped to hupai's by ``class_map``
     (dataset class id → hupai class id)."""
-    from datasets.labels import load_yolo_labels
+    from hupai.datasets.labels import load_yolo_labels
 
     boxes = load_yolo_labels(sample.labels) if sample.labels.exists() else []
     scale = np.array([width, height, width, height], dtype=np.float64)
@@ -115,8 +115,8 @@ def load_truth(
 
 def dataset_class_map(folder: Path, split: str | None = None) -> tuple[list[int] | None, str]:
     """(dataset class id → hupai class id, a note for the report). None: hupai's own order."""
-    from datasets.labels import LabelError
-    from datasets.names import class_map, find_names_file, read_names
+    from hupai.datasets.labels import LabelError
+    from hupai.datasets.names import class_map, find_names_file, read_names
 
     folder = folder.resolve()
     images_dir = _images_dir(folder, split) if folder.is_dir() else folder
@@ -174,9 +174,9 @@ def run(
 ) -> Evaluation:
     """Read every photo of a YOLO folder and measure. ``namer``: its file (default: the
     shipped namer when there is one; ``use_namer=False`` measures the detector alone)."""
-    from vision.detector import Detector, load_image
-    from vision.namer import Namer
-    from vision.reading import default_namer, read_image
+    from hupai.vision.detector import Detector, load_image
+    from hupai.vision.namer import Namer
+    from hupai.vision.reading import default_namer, read_image
 
     samples = find_samples(folder, split)[:limit]
     class_map, class_note = dataset_class_map(folder, split)
@@ -239,7 +239,7 @@ def _photo_row(sample: Sample, truth: Detections, reading: Any) -> dict[str, Any
     """What ``confident`` is judged on, per photo (thresholds are chosen from these rows)."""
     from collections import Counter
 
-    from vision.checks import DOUBTS
+    from hupai.vision.checks import DOUBTS
 
     det = reading.detections
     boxes = reading.extra["frame"].get("box_confidence")
@@ -274,9 +274,9 @@ def run_crops(
     import csv
     from collections import Counter
 
-    from datasets.names import hupai_class
-    from vision.detector import ImageError, load_image
-    from vision.namer import REJECT, Namer, crop_box
+    from hupai.datasets.names import hupai_class
+    from hupai.vision.detector import ImageError, load_image
+    from hupai.vision.namer import REJECT, Namer, crop_box
 
     labels = folder / "labels.csv"
     if not labels.is_file():

@@ -78,7 +78,7 @@ class HandRow(Base):
     deleted: Mapped[bool] = mapped_column(Boolean, default=False)
     #: what changed: add, edit, delete, undo
     action: Mapped[str] = mapped_column(String(10), default="add")
-    #: the hand as given, in players' terms (scoring.game)
+    #: the hand as given, in players' terms (hupai.scoring.game)
     entry: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     # -- derived (recomputed; meaningful on the current revision) --

@@ -1,4 +1,4 @@
-"""The ledger's store: tables and hands in a database, recomputed with :mod:`scoring.game`.
+"""The ledger's store: tables and hands in a database, recomputed with :mod:`hupai.scoring.game`.
 
 >>> ledger = Ledger("sqlite://")
 >>> table = ledger.create_table({"city": "shaanxi", "players": ["A", "B", "C", "D"]})
@@ -28,16 +28,15 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
+from hupai.ledger.models import GameTable, HandPhoto, HandRow, TableKey, TableOptions, now
+from hupai.scoring import ScoringInputError, city_names, get_city
+from hupai.scoring.fields import parse_dataclass
+from hupai.scoring.game import GameState, PlayedHand, TableSetup, play
+from hupai.scoring.house import HouseRules
+from hupai.scoring.quoting import quote
 from sqlalchemy import Engine, create_engine, event, func, inspect, make_url, select, update
 from sqlalchemy.exc import ArgumentError, InterfaceError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
-
-from ledger.models import GameTable, HandPhoto, HandRow, TableKey, TableOptions, now
-from scoring import ScoringInputError, city_names, get_city
-from scoring.fields import parse_dataclass
-from scoring.game import GameState, PlayedHand, TableSetup, play
-from scoring.house import HouseRules
-from scoring.quoting import quote
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 MAX_NAME = 40

@@ -6,13 +6,13 @@ Pure standard library, no I/O. The entry point for a JSON request is :func:`scor
     >>> score({"city": "atlantis"})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    scoring.registry.UnknownCityError: city: 'atlantis' is not a known city; known: ...
+    hupai.scoring.registry.UnknownCityError: city: 'atlantis' is not a known city; known: ...
 
 See docs/core-api.md for how a city plugs in and docs/schema.md for the request.
 """
 
-from scoring.city import City, DrawRequest, NoOptions, NoTable, Request, SeatHand, TileSet
-from scoring.decompose import (
+from hupai.scoring.city import City, DrawRequest, NoOptions, NoTable, Request, SeatHand, TileSet
+from hupai.scoring.decompose import (
     Decomposition,
     Group,
     GroupKind,
@@ -24,9 +24,9 @@ from scoring.decompose import (
     is_winning,
     ready_tiles,
 )
-from scoring.fields import Between, ScoringInputError, Seat, required, setting
-from scoring.hand import Hand, Meld, MeldKind, WinContext, WinMethod, others, seat_wind
-from scoring.registry import (
+from hupai.scoring.fields import Between, ScoringInputError, Seat, required, setting
+from hupai.scoring.hand import Hand, Meld, MeldKind, WinContext, WinMethod, others, seat_wind
+from hupai.scoring.registry import (
     UnknownCityError,
     cities,
     city_names,
@@ -35,9 +35,9 @@ from scoring.registry import (
     register,
     score,
 )
-from scoring.request import parse_request, result_to_dict
-from scoring.settlement import Item, ItemGroup, Pattern, Reason, Result, Settlement
-from scoring.tiles import Suit, Tile, TileError, format_tiles, next_tile, parse_tiles
+from hupai.scoring.request import parse_request, result_to_dict
+from hupai.scoring.settlement import Item, ItemGroup, Pattern, Reason, Result, Settlement
+from hupai.scoring.tiles import Suit, Tile, TileError, format_tiles, next_tile, parse_tiles
 
 __all__ = [
     "Between",

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Generic, TypeVar
 
-from scoring.decompose import Decomposition, ShapeRules, decompose
-from scoring.fields import describe_fields
-from scoring.hand import Hand, Meld, WinContext
-from scoring.house import apply_house_rules
-from scoring.settlement import Result
-from scoring.succession import KEEP_UNLESS_BEATEN, SuccessionRule
-from scoring.tiles import KINDS, Tile
+from hupai.scoring.decompose import Decomposition, ShapeRules, decompose
+from hupai.scoring.fields import describe_fields
+from hupai.scoring.hand import Hand, Meld, WinContext
+from hupai.scoring.house import apply_house_rules
+from hupai.scoring.settlement import Result
+from hupai.scoring.succession import KEEP_UNLESS_BEATEN, SuccessionRule
+from hupai.scoring.tiles import KINDS, Tile
 
 O = TypeVar("O")  # noqa: E741 - the city's Options dataclass
 T = TypeVar("T")  # the city's Table dataclass
@@ -105,7 +105,7 @@ class DrawRequest(Generic[O]):
 
 class City(ABC, Generic[O, T]):
     """One city's rules. Subclass, set the class attributes, implement :meth:`score`, and
-    expose an instance as ``CITY`` in ``scoring/<name>.py`` (see ``scoring.registry``)."""
+    expose an instance as ``CITY`` in ``scoring/<name>.py`` (see ``hupai.scoring.registry``)."""
 
     #: registry key and the request's ``city`` value, e.g. "nanning"
     name: ClassVar[str]
@@ -123,10 +123,10 @@ class City(ABC, Generic[O, T]):
     table_type: type[T]
     #: whether the city settles a drawn hand (a request of kind ``draw``, see score_draw)
     scores_draws: ClassVar[bool] = False
-    #: who deals the next hand (scoring.game applies it across a table's hands)
+    #: who deals the next hand (hupai.scoring.game applies it across a table's hands)
     succession: ClassVar[SuccessionRule] = KEEP_UNLESS_BEATEN
     #: the city doubles a dealer's win itself: the ``dealer_double`` house rule then only
-    #: doubles what the dealer pays (scoring.house)
+    #: doubles what the dealer pays (hupai.scoring.house)
     dealer_win_doubled: ClassVar[bool] = False
     #: hand item reasons the ``dealer_double`` house rule leaves alone (Shaanxi's Pao Zi)
     dealer_double_skips: ClassVar[frozenset[str]] = frozenset()
@@ -152,7 +152,7 @@ class City(ABC, Generic[O, T]):
 
     def settle(self, request: Request[O, T] | DrawRequest[O]) -> Result:
         """Score a win or a drawn hand, then apply the house rules of its options (cap,
-        dealer double: scoring.house). The registry's ``score`` calls this."""
+        dealer double: hupai.scoring.house). The registry's ``score`` calls this."""
         if isinstance(request, DrawRequest):
             result = self.score_draw(request)
         else:

@@ -34,7 +34,7 @@ from enum import StrEnum
 from functools import lru_cache
 from itertools import combinations_with_replacement, pairwise, permutations, product
 
-from scoring.tiles import HAND_TILES, KINDS, Suit, Tile, format_tiles, parse_tiles
+from hupai.scoring.tiles import HAND_TILES, KINDS, Suit, Tile, format_tiles, parse_tiles
 
 
 class Shape(StrEnum):

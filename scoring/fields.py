@@ -3,7 +3,7 @@ value — used for every city's ``Options`` and per-city table fields.
 
 Declare fields with :func:`setting` (a default and one line of documentation); the types
 understood are ``bool``, ``int`` (optionally ``Annotated[int, Between(lo, hi)]``, e.g.
-:data:`Seat`), ``str``, ``StrEnum`` subclasses, :class:`~scoring.tiles.Tile`, ``X | None``,
+:data:`Seat`), ``str``, ``StrEnum`` subclasses, :class:`~hupai.scoring.tiles.Tile`, ``X | None``,
 ``tuple[X, ...]`` and fixed ``tuple[X, Y]``, and nested frozen dataclasses.
 
 >>> from dataclasses import dataclass
@@ -16,11 +16,11 @@ Demo(min_points=4, seat=None)
 >>> parse_dataclass(Demo, {"min_point": 4}, "options")
 Traceback (most recent call last):
 ...
-scoring.fields.ScoringInputError: options.min_point: unknown field; known: min_points, seat
+hupai.scoring.fields.ScoringInputError: options.min_point: unknown field; known: min_points, seat
 >>> parse_dataclass(Demo, {"seat": 5}, "options")
 Traceback (most recent call last):
 ...
-scoring.fields.ScoringInputError: options.seat: 5 is outside 0-3
+hupai.scoring.fields.ScoringInputError: options.seat: 5 is outside 0-3
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Annotated, Any, TypeVar, cast
 
-from scoring.quoting import quote
-from scoring.tiles import Tile, TileError, parse_tiles
+from hupai.scoring.quoting import quote
+from hupai.scoring.tiles import Tile, TileError, parse_tiles
 
 T = TypeVar("T")
 

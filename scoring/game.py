@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from scoring.fields import Between, ScoringInputError, parse_dataclass, parse_value
-from scoring.quoting import quote
-from scoring.registry import get_city, score
-from scoring.request import result_to_dict
-from scoring.succession import OTHER_WIN_CHOICES, Succession, SuccessionRule
+from hupai.scoring.fields import Between, ScoringInputError, parse_dataclass, parse_value
+from hupai.scoring.quoting import quote
+from hupai.scoring.registry import get_city, score
+from hupai.scoring.request import result_to_dict
+from hupai.scoring.succession import OTHER_WIN_CHOICES, Succession, SuccessionRule
 
 PLAYERS = (0, 1, 2, 3)
 WIND_NAMES = ("East", "South", "West", "North")
@@ -67,7 +67,7 @@ class TableSetup:
         >>> TableSetup("ningbo", succession="winner").check()
         Traceback (most recent call last):
         ...
-        scoring.fields.ScoringInputError: succession: ningbo's seed says who deals next; \
+        hupai.scoring.fields.ScoringInputError: succession: ningbo's seed says who deals next; \
 no choice to make
         """
         city = get_city(self.city)
@@ -298,7 +298,7 @@ def to_seats(entry: Mapping[str, Any], table_type: type[Any], seating: Seating) 
     ``discarder``, melds' ``from``, and every field of the city's ``table_type`` typed as a
     seat (a 4-tuple typed field is by seat: rotated).
 
-    >>> from scoring.shaanxi import ShaanxiTable
+    >>> from hupai.scoring.shaanxi import ShaanxiTable
     >>> to_seats({"winner": 1, "paozi": [0, 1, 2, 3]}, ShaanxiTable, Seating(dealer=1))
     {'winner': 0, 'paozi': [1, 2, 3, 0]}
     """

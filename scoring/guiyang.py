@@ -30,16 +30,16 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated
 
-from scoring import patterns as shared
-from scoring.city import City, DrawRequest, Request, SeatHand, TileSet
-from scoring.decompose import Decomposition, ShapeRules, decompose, ready_tiles
-from scoring.fields import Between, ScoringInputError, Seat, required, setting
-from scoring.hand import Meld, MeldKind, WinMethod, others
-from scoring.house import HouseRules
-from scoring.patterns import HandView
-from scoring.settlement import ItemGroup, Json, Pattern, Reason, Result, Settlement
-from scoring.succession import Succession, SuccessionRule
-from scoring.tiles import HAND_TILES, Suit, Tile, format_tiles, next_tile
+from hupai.scoring import patterns as shared
+from hupai.scoring.city import City, DrawRequest, Request, SeatHand, TileSet
+from hupai.scoring.decompose import Decomposition, ShapeRules, decompose, ready_tiles
+from hupai.scoring.fields import Between, ScoringInputError, Seat, required, setting
+from hupai.scoring.hand import Meld, MeldKind, WinMethod, others
+from hupai.scoring.house import HouseRules
+from hupai.scoring.patterns import HandView
+from hupai.scoring.settlement import ItemGroup, Json, Pattern, Reason, Result, Settlement
+from hupai.scoring.succession import Succession, SuccessionRule
+from hupai.scoring.tiles import HAND_TILES, Suit, Tile, format_tiles, next_tile
 
 #: 1 bamboo 幺鸡: always a chicken.
 CHICKEN = Tile(Suit.SOU, 1)
@@ -217,7 +217,7 @@ Reading = HandView
 def is_all_pungs(r: Reading) -> bool:
     """大对子: four pungs (or kongs) and a pair.
 
-    >>> from scoring.decompose import counts
+    >>> from hupai.scoring.decompose import counts
     >>> is_all_pungs(HandView.of(decompose(counts("111m555m777p999p55s"))[0]))
     True
     >>> is_all_pungs(HandView.of(decompose(counts("123m456m111p222p55s"))[0]))
@@ -276,7 +276,7 @@ PURE_ALL_PUNGS = HandPattern(
 def hand_points(reading: Reading, combine: Combine) -> tuple[int, tuple[Pattern, ...]]:
     """The hand's points and the patterns that make them.
 
-    >>> from scoring.decompose import counts
+    >>> from hupai.scoring.decompose import counts
     >>> pure_pungs = HandView.of(decompose(counts("111p222p333p444p55p"), rules=RULES)[0])
     >>> hand_points(pure_pungs, Combine.SUM)[0], hand_points(pure_pungs, Combine.MAX)[0]
     (15, 15)
@@ -776,7 +776,7 @@ def ready_hand(hand: SeatHand, combine: Combine) -> ReadyHand:
     """听牌 check of one seat (the core's ready check over the 108 tiles' kinds, a kind it
     already holds four of not counted) and its best hand points over the tiles it waits on.
 
-    >>> from scoring.tiles import parse_tiles
+    >>> from hupai.scoring.tiles import parse_tiles
     >>> r = ready_hand(SeatHand(1, parse_tiles("1112345678999p"), ()), Combine.SUM)
     >>> format_tiles(r.waits), r.points, str(r.best_wait)
     ('123456789p', 10, '1p')

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from scoring.quoting import quote
-from scoring.tiles import KINDS, Suit, Tile, format_tiles, parse_tiles
+from hupai.scoring.quoting import quote
+from hupai.scoring.tiles import KINDS, Suit, Tile, format_tiles, parse_tiles
 
 #: The four seats, in turn order; seat 0 is the dealer.
 SEATS: tuple[int, ...] = (0, 1, 2, 3)

@@ -29,9 +29,9 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from typing import Annotated
 
-from scoring.fields import Between, setting
-from scoring.hand import DEALER
-from scoring.settlement import Item, ItemGroup, Json, Result, Settlement
+from hupai.scoring.fields import Between, setting
+from hupai.scoring.hand import DEALER
+from hupai.scoring.settlement import Item, ItemGroup, Json, Result, Settlement
 
 #: The largest cap a table may set (a cap above any real hand is no cap).
 MAX_CAP = 1_000_000

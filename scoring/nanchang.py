@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated
 
-from scoring.city import City, Request, TileSet
-from scoring.decompose import (
+from hupai.scoring.city import City, Request, TileSet
+from hupai.scoring.decompose import (
     Decomposition,
     Group,
     GroupKind,
@@ -45,13 +45,13 @@ from scoring.decompose import (
     all_pairs,
     decompose,
 )
-from scoring.fields import Between, ScoringInputError, Seat, required, setting
-from scoring.hand import SEATS, Hand, MeldKind, WinContext, WinMethod, others
-from scoring.house import HouseRules
-from scoring.patterns import BIG_SEVEN_PAIRS, SEVEN_PAIRS, HandView
-from scoring.settlement import ItemGroup, Json, Pattern, Reason, Result, Settlement
-from scoring.succession import Succession, SuccessionRule
-from scoring.tiles import KINDS, Tile, format_tiles, next_tile
+from hupai.scoring.fields import Between, ScoringInputError, Seat, required, setting
+from hupai.scoring.hand import SEATS, Hand, MeldKind, WinContext, WinMethod, others
+from hupai.scoring.house import HouseRules
+from hupai.scoring.patterns import BIG_SEVEN_PAIRS, SEVEN_PAIRS, HandView
+from hupai.scoring.settlement import ItemGroup, Json, Pattern, Reason, Result, Settlement
+from hupai.scoring.succession import Succession, SuccessionRule
+from hupai.scoring.tiles import KINDS, Tile, format_tiles, next_tile
 
 SEAT_NAMES = ("East", "South", "West", "North")
 

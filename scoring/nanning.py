@@ -24,15 +24,15 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Annotated
 
-from scoring.city import City, Request, TileSet
-from scoring.decompose import Decomposition, Shape, ShapeRules, WaitKind
-from scoring.fields import Between, ScoringInputError, Seat, required, setting
-from scoring.hand import Hand, MeldKind, WinContext, WinMethod, others
-from scoring.house import HouseRules
-from scoring.patterns import ALL_PUNGS, BIG_SEVEN_PAIRS, PURE_SUIT, SEVEN_PAIRS, HandView
-from scoring.settlement import Item, ItemGroup, Json, Pattern, Reason, Result, Settlement
-from scoring.succession import Succession, SuccessionRule
-from scoring.tiles import Suit, Tile, format_tiles, parse_tiles
+from hupai.scoring.city import City, Request, TileSet
+from hupai.scoring.decompose import Decomposition, Shape, ShapeRules, WaitKind
+from hupai.scoring.fields import Between, ScoringInputError, Seat, required, setting
+from hupai.scoring.hand import Hand, MeldKind, WinContext, WinMethod, others
+from hupai.scoring.house import HouseRules
+from hupai.scoring.patterns import ALL_PUNGS, BIG_SEVEN_PAIRS, PURE_SUIT, SEVEN_PAIRS, HandView
+from hupai.scoring.settlement import Item, ItemGroup, Json, Pattern, Reason, Result, Settlement
+from hupai.scoring.succession import Succession, SuccessionRule
+from hupai.scoring.tiles import Suit, Tile, format_tiles, parse_tiles
 
 SEAT_NAMES = ("East", "South", "West", "North")
 #: The fewest tiles the winner must hold outside exposed melds to fish, and the most flipped.
@@ -138,7 +138,7 @@ class Situation:
 
     @property
     def view(self) -> HandView:
-        """The reading with the melds, for the shared patterns (scoring.patterns)."""
+        """The reading with the melds, for the shared patterns (hupai.scoring.patterns)."""
         return HandView.of(self.reading, self.hand.melds)
 
 

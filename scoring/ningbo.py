@@ -35,8 +35,8 @@ from itertools import combinations_with_replacement
 from types import MappingProxyType
 from typing import Annotated
 
-from scoring.city import City, Request, TileSet
-from scoring.decompose import (
+from hupai.scoring.city import City, Request, TileSet
+from hupai.scoring.decompose import (
     Decomposition,
     Group,
     GroupKind,
@@ -48,13 +48,13 @@ from scoring.decompose import (
     kong_group,
     wait_kind,
 )
-from scoring.fields import Between, ScoringInputError, Seat, required, setting
-from scoring.hand import Hand, Meld, MeldKind, WinContext, WinMethod, seat_wind
-from scoring.house import HouseRules
-from scoring.patterns import ALL_PUNGS, PURE_SUIT
-from scoring.settlement import Json, Pattern, Reason, Result, Settlement
-from scoring.succession import Succession, SuccessionRule
-from scoring.tiles import KINDS, Suit, Tile, format_tiles
+from hupai.scoring.fields import Between, ScoringInputError, Seat, required, setting
+from hupai.scoring.hand import Hand, Meld, MeldKind, WinContext, WinMethod, seat_wind
+from hupai.scoring.house import HouseRules
+from hupai.scoring.patterns import ALL_PUNGS, PURE_SUIT
+from hupai.scoring.settlement import Json, Pattern, Reason, Result, Settlement
+from hupai.scoring.succession import Succession, SuccessionRule
+from hupai.scoring.tiles import KINDS, Suit, Tile, format_tiles
 
 SEAT_NAMES = ("East", "South", "West", "North")
 #: Four sets and a pair; the seed names no other winning shape (no seven pairs).
@@ -291,7 +291,7 @@ class Reading:
 
     @property
     def shape(self) -> Shape:
-        """Always four sets and a pair (for the shared patterns, scoring.patterns)."""
+        """Always four sets and a pair (for the shared patterns, hupai.scoring.patterns)."""
         return Shape.STANDARD
 
     @property
@@ -949,7 +949,7 @@ def _multiply(patterns: list[Pattern], code: Multiplier) -> int:
 # -- doctest helpers -----------------------------------------------------------------------------
 def _reading(*groups: str) -> Reading:
     """A natural reading from notation (the last group is the pair), for the doctests."""
-    from scoring.decompose import chow_of, pair_of, pung_of
+    from hupai.scoring.decompose import chow_of, pair_of, pung_of
 
     def group(text: str) -> Group:
         if len(text) == 3:

@@ -6,7 +6,7 @@ shape of a reading, its four sets (concealed groups and melds), its pairs and it
 built from a decomposition and the melds with :meth:`HandView.of` (or, for a city with its
 own reading type such as Ningbo's, any object with those four properties).
 
->>> from scoring.decompose import ShapeRules, counts, decompose
+>>> from hupai.scoring.decompose import ShapeRules, counts, decompose
 >>> melds = [Meld.of("pung", "777m"), Meld.of("kong", "9999m")]
 >>> pure = HandView.of(decompose(counts("111m234m55m"), 2)[0], melds)
 >>> [p.code for p in PATTERNS if p.applies(pure)]
@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
-from scoring.decompose import Decomposition, Group, GroupKind, Shape, kong_group
-from scoring.hand import Meld
-from scoring.tiles import Suit
+from hupai.scoring.decompose import Decomposition, Group, GroupKind, Shape, kong_group
+from hupai.scoring.hand import Meld
+from hupai.scoring.tiles import Suit
 
 
 class Shaped(Protocol):
@@ -94,7 +94,7 @@ class TilePattern(ABC):
 class SevenPairs(TilePattern):
     """七小对: seven *different* pairs (four alike is big seven pairs, not this).
 
-    >>> from scoring.decompose import pair_of
+    >>> from hupai.scoring.decompose import pair_of
     >>> SevenPairs().applies(HandView(Shape.SEVEN_PAIRS, (), tuple(pair_of(f"{r}m") for r in
     ...     range(1, 8)), frozenset({Suit.MAN})))
     True

@@ -10,7 +10,7 @@ True
 >>> get_city("atlantis")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-scoring.registry.UnknownCityError: city: 'atlantis' is not a known city; known: ...
+hupai.scoring.registry.UnknownCityError: city: 'atlantis' is not a known city; known: ...
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ import importlib
 from collections.abc import Mapping
 from typing import Any
 
-from scoring.city import City
-from scoring.fields import ScoringInputError
-from scoring.quoting import quote
-from scoring.request import parse_draw_request, parse_request, request_kind
-from scoring.settlement import Result
+from hupai.scoring.city import City
+from hupai.scoring.fields import ScoringInputError
+from hupai.scoring.quoting import quote
+from hupai.scoring.request import parse_draw_request, parse_request, request_kind
+from hupai.scoring.settlement import Result
 
 #: The city modules under ``scoring/``, in the order ``GET /v1/cities`` lists them.
 CITY_MODULES = ("nanning", "nanchang", "ningbo", "guiyang", "shaanxi")
@@ -41,7 +41,7 @@ def _load() -> dict[str, City[Any, Any]]:
     if _loaded is None:
         found: dict[str, City[Any, Any]] = {}
         for module_name in CITY_MODULES:
-            qualified = f"scoring.{module_name}"
+            qualified = f"hupai.scoring.{module_name}"
             try:
                 module = importlib.import_module(qualified)
             except ModuleNotFoundError as exc:
@@ -94,7 +94,7 @@ def score(data: Mapping[str, Any] | Any) -> Result:
     Raises ScoringInputError (a ValueError) for malformed input; a legal hand that does
     not win is a Result with ``valid`` False and a reason code. A request of ``kind``
     ``draw`` (all four hands, no winner) goes to the city's ``score_draw``. The table's house
-    rules (``cap``, ``dealer_double``: scoring.house) are applied to either.
+    rules (``cap``, ``dealer_double``: hupai.scoring.house) are applied to either.
     """
     if not isinstance(data, Mapping):
         raise ScoringInputError("request", f"expected a JSON object, got {type(data).__name__}")

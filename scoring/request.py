@@ -12,9 +12,9 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from scoring.city import City, DrawRequest, Request, SeatHand
-from scoring.decompose import Decomposition
-from scoring.fields import (
+from hupai.scoring.city import City, DrawRequest, Request, SeatHand
+from hupai.scoring.decompose import Decomposition
+from hupai.scoring.fields import (
     ScoringInputError,
     parse_dataclass,
     parse_tile,
@@ -23,7 +23,7 @@ from scoring.fields import (
     shown_fields,
     to_json,
 )
-from scoring.hand import (
+from hupai.scoring.hand import (
     EAST,
     SEATS,
     Hand,
@@ -35,9 +35,9 @@ from scoring.hand import (
     meld_kind_of,
     previous_seat,
 )
-from scoring.quoting import quote
-from scoring.settlement import Result
-from scoring.tiles import Tile, format_tiles
+from hupai.scoring.quoting import quote
+from hupai.scoring.settlement import Result
+from hupai.scoring.tiles import Tile, format_tiles
 
 #: Request fields every city reads; a city adds its own through its ``table_type``.
 COMMON_FIELDS = (
@@ -70,11 +70,11 @@ def loads_request(text: str | bytes, name: str) -> Any:
     >>> loads_request('{"a": 1, "a": 2}', "context")
     Traceback (most recent call last):
     ...
-    scoring.fields.ScoringInputError: context: key 'a' appears twice in one object
+    hupai.scoring.fields.ScoringInputError: context: key 'a' appears twice in one object
     >>> loads_request('{"a": NaN}', "stdin")
     Traceback (most recent call last):
     ...
-    scoring.fields.ScoringInputError: stdin: not valid JSON: NaN is not a JSON number
+    hupai.scoring.fields.ScoringInputError: stdin: not valid JSON: NaN is not a JSON number
     """
     if isinstance(text, bytes):
         try:

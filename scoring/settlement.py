@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TypeAlias
 
-from scoring.decompose import Decomposition, WaitKind
-from scoring.hand import SEATS, others
+from hupai.scoring.decompose import Decomposition, WaitKind
+from hupai.scoring.hand import SEATS, others
 
 #: A value that JSON can carry (for ``Result.details``).
 Json: TypeAlias = str | int | float | bool | list["Json"] | dict[str, "Json"] | None

@@ -26,15 +26,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated
 
-from scoring.city import City, Request, TileSet
-from scoring.decompose import Decomposition, Shape, ShapeRules
-from scoring.fields import Between, ScoringInputError, Seat, required, setting
-from scoring.hand import DEALER, Hand, MeldKind, WinContext, WinMethod, others
-from scoring.house import HouseRules
-from scoring.patterns import PURE_SUIT, HandView
-from scoring.settlement import ItemGroup, Pattern, Reason, Result, Settlement
-from scoring.succession import Succession, SuccessionRule
-from scoring.tiles import Tile
+from hupai.scoring.city import City, Request, TileSet
+from hupai.scoring.decompose import Decomposition, Shape, ShapeRules
+from hupai.scoring.fields import Between, ScoringInputError, Seat, required, setting
+from hupai.scoring.hand import DEALER, Hand, MeldKind, WinContext, WinMethod, others
+from hupai.scoring.house import HouseRules
+from hupai.scoring.patterns import PURE_SUIT, HandView
+from hupai.scoring.settlement import ItemGroup, Pattern, Reason, Result, Settlement
+from hupai.scoring.succession import Succession, SuccessionRule
+from hupai.scoring.tiles import Tile
 
 # -- rule values ------------------------------------------------------------------------------
 #: "The Base Score for Shaanxi Mahjong is 3." (default of the ``base_score`` option)

@@ -1,7 +1,7 @@
 """Who deals the next hand: each city's rule as a small table of values.
 
 A city sets ``succession`` (a :class:`SuccessionRule`) as a class attribute; the game
-(:mod:`scoring.game`) applies it. The seeds' sentences are in
+(:mod:`hupai.scoring.game`) applies it. The seeds' sentences are in
 ../shared/rules/INTERPRETATION.md, "Across hands".
 
 >>> rule = SuccessionRule(Succession.KEEPS, Succession.PASSES, Succession.KEEPS)

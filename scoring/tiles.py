@@ -14,7 +14,7 @@ Notation (../shared/rules/INTERPRETATION.md): digits followed by a suit letter â
 >>> parse_tiles("10m")
 Traceback (most recent call last):
 ...
-scoring.tiles.TileError: '10m': '0' is not a rank (ranks are 1-9)
+hupai.scoring.tiles.TileError: '10m': '0' is not a rank (ranks are 1-9)
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
-from scoring.quoting import quote
+from hupai.scoring.quoting import quote
 
 
 class TileError(ValueError):
@@ -105,7 +105,7 @@ class Tile:
         >>> Tile.parse("55p")
         Traceback (most recent call last):
         ...
-        scoring.tiles.TileError: '55p' is 2 tiles, expected one
+        hupai.scoring.tiles.TileError: '55p' is 2 tiles, expected one
         """
         tiles = parse_tiles(text)
         if len(tiles) != 1:
@@ -266,11 +266,11 @@ def parse_tiles(text: str) -> tuple[Tile, ...]:
     >>> parse_tiles("8z")
     Traceback (most recent call last):
     ...
-    scoring.tiles.TileError: '8z': '8z' does not exist (honors go 1-7)
+    hupai.scoring.tiles.TileError: '8z': '8z' does not exist (honors go 1-7)
     >>> parse_tiles("123")
     Traceback (most recent call last):
     ...
-    scoring.tiles.TileError: '123': ranks '123' have no suit letter after them
+    hupai.scoring.tiles.TileError: '123': ranks '123' have no suit letter after them
     """
     if not isinstance(text, str):
         raise TileError(f"{quote(text)}: tiles must be written as a string such as '123m456p11z'")
@@ -319,7 +319,7 @@ def check_copies(tiles: Iterable[Tile], where: str = "hand", limit: int = 4) -> 
     >>> check_copies(parse_tiles("11111m"))
     Traceback (most recent call last):
     ...
-    scoring.tiles.TileError: '11111m': 5 copies of 1m in the hand; a set has only 4
+    hupai.scoring.tiles.TileError: '11111m': 5 copies of 1m in the hand; a set has only 4
     """
     tiles = tuple(tiles)
     for tile, n in Counter(tiles).items():

@@ -1,9 +1,9 @@
 """The versioned API's routes (``/v1``): thin routes over ``vision`` and ``scoring``.
 
-What a route is given is in :mod:`service.dependencies`, how a request's fields are checked in
-:mod:`service.inputs`, and the photo's decode-read-draw in :mod:`service.pipeline` (run in a
-worker thread by the read pool); scoring runs in a worker thread too. The event loop only
-moves bytes.
+What a route is given is in :mod:`hupai.service.dependencies`, how a request's fields are
+checked in :mod:`hupai.service.inputs`, and the photo's decode-read-draw in
+:mod:`hupai.service.pipeline` (run in a worker thread by the read pool); scoring runs in a
+worker thread too. The event loop only moves bytes.
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from typing import Annotated, Any
 import anyio.to_thread
 from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
-
-from scoring import ScoringInputError, city_names, describe_cities, result_to_dict, score
-from service.dependencies import (
+from hupai.scoring import ScoringInputError, city_names, describe_cities, result_to_dict, score
+from hupai.service.dependencies import (
     AnnotatedStore,
     ReadPool,
     get_pool,
@@ -23,8 +22,8 @@ from service.dependencies import (
     get_settings,
     get_store,
 )
-from service.errors import ApiError, scoring_error
-from service.inputs import (
+from hupai.service.errors import ApiError, scoring_error
+from hupai.service.inputs import (
     PHOTO_DOC,
     check_city,
     json_object,
@@ -33,11 +32,11 @@ from service.inputs import (
     seat_or_none,
     upload_bytes,
 )
-from service.inputs import win_tile as parse_win_tile
-from service.photos import data_url
-from service.pipeline import PhotoRead, photo_source, read_pipeline
-from service.reader import Reader
-from service.schemas import (
+from hupai.service.inputs import win_tile as parse_win_tile
+from hupai.service.photos import data_url
+from hupai.service.pipeline import PhotoRead, photo_source, read_pipeline
+from hupai.service.reader import Reader
+from hupai.service.schemas import (
     COMMON_FIELDS,
     SEAT_NAMES,
     WIN_METHODS,
@@ -49,7 +48,7 @@ from service.schemas import (
     ScoreResult,
     score_request_schema,
 )
-from service.settings import Settings
+from hupai.service.settings import Settings
 
 #: Request fields a photo supplies; scoring errors on them are the reading's, fixable by
 #: editing the tiles, and come back beside the reading rather than as a 422.

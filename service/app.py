@@ -2,7 +2,7 @@
 
 The tile detector is loaded once, in the lifespan, unless ``get_reader`` is overridden
 (``app.dependency_overrides[get_reader] = lambda: fake`` — what the tests do). ``hupai serve``
-runs it under uvicorn; ``uvicorn --factory service.app:create_app`` works too.
+runs it under uvicorn; ``uvicorn --factory hupai.service.app:create_app`` works too.
 """
 
 from __future__ import annotations
@@ -16,20 +16,19 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
-
-from ledger.store import Ledger
-from scoring import city_names
-from service import errors, redact
-from service.api import router
-from service.dependencies import AnnotatedStore, ReadPool, get_reader
-from service.headers import SecurityHeaders
-from service.hosts import HostCheck
-from service.limits import BodyLimit
-from service.reader import load_reader
-from service.schemas import ErrorBody, Health
-from service.settings import Settings
-from service.tables import router as tables_router
-from service.text import TextCheck
+from hupai.ledger.store import Ledger
+from hupai.scoring import city_names
+from hupai.service import errors, redact
+from hupai.service.api import router
+from hupai.service.dependencies import AnnotatedStore, ReadPool, get_reader
+from hupai.service.headers import SecurityHeaders
+from hupai.service.hosts import HostCheck
+from hupai.service.limits import BodyLimit
+from hupai.service.reader import load_reader
+from hupai.service.schemas import ErrorBody, Health
+from hupai.service.settings import Settings
+from hupai.service.tables import router as tables_router
+from hupai.service.text import TextCheck
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: Room for the multipart framing and the JSON context beside the photo.
@@ -156,7 +155,7 @@ def _local_docs(app: FastAPI) -> None:
 
 def get_reader_for_health(app: FastAPI) -> Any:
     """The reader the routes would get (an override included)."""
-    from service.errors import ApiError
+    from hupai.service.errors import ApiError
 
     override = app.dependency_overrides.get(get_reader)
     reader = override() if override is not None else app.state.reader

@@ -12,10 +12,9 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 from fastapi import Request
-
-from service.errors import ApiError
-from service.reader import Reader
-from service.settings import Settings
+from hupai.service.errors import ApiError
+from hupai.service.reader import Reader
+from hupai.service.settings import Settings
 
 T = TypeVar("T")
 

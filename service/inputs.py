@@ -1,18 +1,17 @@
 """What a request gives, checked: the uploaded photo's bytes, form fields, JSON text. Each
-refusal is an :class:`~service.errors.ApiError` naming the field."""
+refusal is an :class:`~hupai.service.errors.ApiError` naming the field."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from fastapi import UploadFile
-
-from scoring import ScoringInputError, city_names, get_city
-from scoring.tiles import Tile, TileError
-from service.errors import ApiError
-from service.pipeline import PhotoRead
-from service.settings import Settings
-from service.text import read_json
+from hupai.scoring import ScoringInputError, city_names, get_city
+from hupai.scoring.tiles import Tile, TileError
+from hupai.service.errors import ApiError
+from hupai.service.pipeline import PhotoRead
+from hupai.service.settings import Settings
+from hupai.service.text import read_json
 
 PHOTO_DOC = "the photo: JPEG, PNG, WebP, BMP, TIFF or GIF (docs/reading.md says how to shoot)"
 
@@ -66,7 +65,7 @@ def seat_or_none(value: object) -> int | None:
 
 def no_tiles(read: PhotoRead) -> None:
     if "no_tiles" in read.codes:
-        from vision.reading import WARNING_CODES
+        from hupai.vision.reading import WARNING_CODES
 
         raise ApiError(
             422,

@@ -1,8 +1,8 @@
-"""The one decoder's refusals (:class:`vision.images.PhotoError`) as API errors; the
-annotated photo as a ``data:`` URL. Photos are decoded in :mod:`service.pipeline` through
-:func:`vision.photo_read.read_photo_data`.
+"""The one decoder's refusals (:class:`hupai.vision.images.PhotoError`) as API errors; the
+annotated photo as a ``data:`` URL. Photos are decoded in :mod:`hupai.service.pipeline` through
+:func:`hupai.vision.photo_read.read_photo_data`.
 
->>> from vision.images import decode_image
+>>> from hupai.vision.images import decode_image
 >>> try:
 ...     decode_image(b"")
 ... except PhotoError as exc:
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import base64
 
-from service.errors import ApiError
-from vision.images import PhotoError
+from hupai.service.errors import ApiError
+from hupai.vision.images import PhotoError
 
 #: The decoder's reason → (HTTP status, the API's error code).
 STATUS = {

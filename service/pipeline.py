@@ -1,18 +1,18 @@
 """The read pipeline: a photo's bytes → decoded, read, drawn — everything CPU-bound, in one
-call made in a worker thread (:class:`~service.dependencies.ReadPool`)."""
+call made in a worker thread (:class:`~hupai.service.dependencies.ReadPool`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.tiles import Tile
-from service.errors import ApiError
-from service.photos import photo_error
-from service.reader import Reader
-from service.settings import Settings
-from vision.images import Image, PhotoError, encode_jpeg, thumbnail_jpeg
-from vision.result import Reading
+from hupai.scoring.tiles import Tile
+from hupai.service.errors import ApiError
+from hupai.service.photos import photo_error
+from hupai.service.reader import Reader
+from hupai.service.settings import Settings
+from hupai.vision.images import Image, PhotoError, encode_jpeg, thumbnail_jpeg
+from hupai.vision.result import Reading
 
 
 @dataclass(frozen=True)
@@ -41,10 +41,10 @@ def read_pipeline(
     reading that does not win gets a suggestion: the likeliest winning reading that renames
     only uncertain tiles. ``annotate``: the annotated photo; ``thumbnail``: also the small
     annotated JPEG a table keeps (drawn once for both)."""
-    from vision.annotate import annotate as draw
-    from vision.photo_read import read_photo_data
-    from vision.reading import ReadTimeout, read_deadline
-    from vision.suggest import suggest, wins_with
+    from hupai.vision.annotate import annotate as draw
+    from hupai.vision.photo_read import read_photo_data
+    from hupai.vision.reading import ReadTimeout, read_deadline
+    from hupai.vision.suggest import suggest, wins_with
 
     def read(image: Image) -> Reading:
         return reader.read(image, win_tile=win_tile, source=source)

@@ -1,6 +1,6 @@
-"""The one thing the service needs from vision: image → :class:`~vision.reading.Reading`.
+"""The one thing the service needs from vision: image → :class:`~hupai.vision.reading.Reading`.
 
-The app depends on a :class:`Reader` (``service.app.get_reader``); the real one wraps the ONNX
+The app depends on a :class:`Reader` (``hupai.service.app.get_reader``); the real one wraps the ONNX
 detector, loaded once in the app's lifespan. Tests override the dependency with a fake that
 returns a fixed reading, so the HTTP layer is tested without a model.
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
-from scoring.tiles import Tile
-from vision.detector import Image
-from vision.reading import Reading
+from hupai.scoring.tiles import Tile
+from hupai.vision.detector import Image
+from hupai.vision.reading import Reading
 
 
 class Reader(Protocol):
@@ -24,7 +24,7 @@ class Reader(Protocol):
         ...
 
     def read(self, image: Image, *, win_tile: Tile | None = None, source: str = "photo") -> Reading:
-        """The reading of a BGR image (see :func:`vision.reading.read_image`)."""
+        """The reading of a BGR image (see :func:`hupai.vision.reading.read_image`)."""
         ...
 
 
@@ -33,8 +33,8 @@ class ModelReader:
     (``InferenceSession.run`` is thread-safe). Without a namer the detector names."""
 
     def __init__(self, model: Path, threads: int | None = None, namer: Path | None = None) -> None:
-        from vision.detector import Detector
-        from vision.namer import Namer
+        from hupai.vision.detector import Detector
+        from hupai.vision.namer import Namer
 
         self.detector = Detector(model, threads=threads)
         self.namer = Namer(namer, threads=threads) if namer is not None else None
@@ -59,7 +59,7 @@ class ModelReader:
         return out
 
     def read(self, image: Image, *, win_tile: Tile | None = None, source: str = "photo") -> Reading:
-        from vision.reading import read_image
+        from hupai.vision.reading import read_image
 
         return read_image(
             image, detector=self.detector, namer=self.namer, win_tile=win_tile, source=source
@@ -72,8 +72,8 @@ class ModelMissingError(RuntimeError):
 
 def check_model(model: Path, namer: Path | None = None) -> None:
     """Fail early, in one line, when a model or its manifest is missing or unreadable."""
-    from vision.detector import FINDER_CLASSES, ModelError, load_manifest
-    from vision.namer import NamerError, load_namer_manifest
+    from hupai.vision.detector import FINDER_CLASSES, ModelError, load_manifest
+    from hupai.vision.namer import NamerError, load_namer_manifest
 
     if not model.is_file():
         raise ModelMissingError(
@@ -105,8 +105,8 @@ def check_model(model: Path, namer: Path | None = None) -> None:
 
 def load_reader(model: Path, threads: int | None = None, namer: Path | None = None) -> ModelReader:
     """The real reader (checks the models first, for a one-line error)."""
-    from vision.detector import ModelError
-    from vision.namer import NamerError
+    from hupai.vision.detector import ModelError
+    from hupai.vision.namer import NamerError
 
     check_model(model, namer)
     try:

@@ -25,7 +25,7 @@ DEFAULT_MODEL = Path("models/hupai-tiles-v1.onnx")
 
 def _shipped(role: str) -> Path | None:
     """The shipped finder or namer (``models/reader.json``), relative to the repository."""
-    from vision.detector import shipped_file
+    from hupai.vision.detector import shipped_file
 
     path = shipped_file(role)
     return Path("models") / path.name if path is not None else None
@@ -129,7 +129,7 @@ class Settings(BaseSettings):
         """A model folder's pair replaces ``model`` and ``namer`` (a folder without a
         readable ``reader.json``, or missing a file it names, is a setting error)."""
         if self.models is not None:
-            from vision.detector import models_in
+            from hupai.vision.detector import models_in
 
             self.model, self.namer = models_in(_in_repo(self.models))
         return self

@@ -26,13 +26,12 @@ from fastapi import (
     UploadFile,
 )
 from fastapi.responses import JSONResponse, Response
-
-from ledger.store import Ledger, LedgerError, PhotoRecord
-from scoring.fields import describe_fields
-from scoring.house import HouseRules
-from service.dependencies import ReadPool, get_pool, get_reader, get_settings
-from service.errors import ApiError
-from service.inputs import (
+from hupai.ledger.store import Ledger, LedgerError, PhotoRecord
+from hupai.scoring.fields import describe_fields
+from hupai.scoring.house import HouseRules
+from hupai.service.dependencies import ReadPool, get_pool, get_reader, get_settings
+from hupai.service.errors import ApiError
+from hupai.service.inputs import (
     PHOTO_DOC,
     json_object,
     no_tiles,
@@ -40,10 +39,10 @@ from service.inputs import (
     seat_or_none,
     upload_bytes,
 )
-from service.pipeline import photo_source, read_pipeline
-from service.reader import Reader
-from service.schemas import ErrorBody
-from service.settings import Settings
+from hupai.service.pipeline import photo_source, read_pipeline
+from hupai.service.reader import Reader
+from hupai.service.schemas import ErrorBody
+from hupai.service.settings import Settings
 
 T = TypeVar("T")
 

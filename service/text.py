@@ -8,7 +8,8 @@ in a form field.
 >>> check_text({"players": ["Ann", "B\\ud800"]}, "request")
 Traceback (most recent call last):
 ...
-service.errors.ApiError: request.players[1]: not text: a lone surrogate \\ud800 (half of a pair)
+hupai.service.errors.ApiError: request.players[1]: not text: a lone surrogate \\ud800
+(half of a pair)
 >>> check_text({"name": "a\\tb"}, "request")
 """
 
@@ -17,11 +18,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from hupai.scoring import ScoringInputError
+from hupai.scoring.request import loads_request
+from hupai.service.errors import ApiError, send_error
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-from scoring import ScoringInputError
-from scoring.request import loads_request
-from service.errors import ApiError, send_error
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -78,11 +78,11 @@ def read_json(data: str | bytes, field: str) -> Any:
     >>> read_json('{"a": 1, "a": 2}', "context")
     Traceback (most recent call last):
     ...
-    service.errors.ApiError: context: key 'a' appears twice in one object
+    hupai.service.errors.ApiError: context: key 'a' appears twice in one object
     >>> read_json('{"n": ' + "9" * 500 + "}", "request")
     Traceback (most recent call last):
     ...
-    service.errors.ApiError: request: a number 500 digits long; at most 100
+    hupai.service.errors.ApiError: request: a number 500 digits long; at most 100
     """
     text = data if isinstance(data, str) else data.decode("utf-8", "surrogateescape")
     for run in re.finditer(rf"\d{{{MAX_DIGITS + 1},}}", text):

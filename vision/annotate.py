@@ -6,11 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-
-from scoring.tiles import format_tiles
-from vision.classes import CLASS_NAMES
-from vision.detector import Image, ImageError
-from vision.reading import Reading
+from hupai.scoring.tiles import format_tiles
+from hupai.vision.classes import CLASS_NAMES
+from hupai.vision.detector import Image, ImageError
+from hupai.vision.reading import Reading
 
 #: BGR colours by role.
 COLOURS = {

@@ -3,7 +3,7 @@ tiles cut by the photo's border, tiles too small — each a :class:`ReadingWarni
 whether the photo can be trusted as read (:func:`is_confident`): no tile needs a check
 (:func:`tiles_to_check`) and nothing in the layout looks incomplete.
 
->>> from vision.detections import Detections
+>>> from hupai.vision.detections import Detections
 >>> det = Detections.make([[0, 0, 10, 14], [12, 0, 22, 14]], [0, 1], [0.99, 0.6])
 >>> tiles_to_check(det, None, ())
 (1,)
@@ -16,12 +16,11 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+from hupai.scoring.tiles import Tile
+from hupai.vision.classes import CLASS_NAMES, tile_of
+from hupai.vision.detections import Detections
+from hupai.vision.result import ReadingWarning, ReadMeld
 from numpy.typing import NDArray
-
-from scoring.tiles import Tile
-from vision.classes import CLASS_NAMES, tile_of
-from vision.detections import Detections
-from vision.result import ReadingWarning, ReadMeld
 
 #: Confidence under which a tile is reported as uncertain.
 LOW_CONFIDENCE = 0.5

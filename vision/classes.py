@@ -11,7 +11,7 @@ Tile('6z')
 
 from __future__ import annotations
 
-from scoring.tiles import ALL_KINDS, EVERY_TILE, Tile
+from hupai.scoring.tiles import ALL_KINDS, EVERY_TILE, Tile
 
 #: Bump when the list changes; models record the version they were trained with.
 CLASSES_VERSION = 1

@@ -8,7 +8,7 @@ Photos are read with their EXIF orientation applied (:func:`load_image`). A phot
 detected in one pass (:meth:`Detector.detect`), in overlapping windows
 (:meth:`Detector.detect_tiled`), or through an affine warp of a region
 (:meth:`Detector.detect_warped`, used to zoom on the tiles of a large photo and to turn
-tilted rows level); :mod:`vision.reading` chooses.
+tilted rows level); :mod:`hupai.vision.reading` chooses.
 """
 
 from __future__ import annotations
@@ -21,12 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from hupai.vision import images
+from hupai.vision.classes import CLASS_NAMES, CLASSES_VERSION
+from hupai.vision.detections import Detections
+from hupai.vision.images import ImageError as ImageError  # re-exported: the decoder's error
 from numpy.typing import NDArray
-
-from vision import images
-from vision.classes import CLASS_NAMES, CLASSES_VERSION
-from vision.detections import Detections
-from vision.images import ImageError as ImageError  # re-exported: the decoder's error
 
 #: Where the shipped model lives (an artifact of the repository, not of the package).
 MODEL_NAME = "hupai-tiles-v1"
@@ -248,7 +247,7 @@ def _manifest_from_metadata(session: Any, model_path: Path) -> ModelManifest:
 
 def load_image(path: str | Path) -> Image:
     """A photo as a BGR uint8 array, turned upright by its EXIF orientation tag, decoded by
-    :func:`vision.images.load_image` (the same guards as the service's).
+    :func:`hupai.vision.images.load_image` (the same guards as the service's).
 
     Raises ImageError naming the file when it is missing or not an image.
     """

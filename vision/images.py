@@ -1,6 +1,6 @@
 """The one photo decoder: bytes or a file → an upright BGR image, with the guards a public
 endpoint needs; and an image → JPEG. The service, ``hupai read``, ``hupai table add --photo``
-and :func:`vision.detector.load_image` all decode here, so that the same bad photo gets the
+and :func:`hupai.vision.detector.load_image` all decode here, so that the same bad photo gets the
 same answer everywhere (the service maps :class:`PhotoError`'s ``code`` to its HTTP status).
 
 What a decode may cost is bounded from the file's header, before any pixel is decoded: the
@@ -11,11 +11,11 @@ claims 7000 × 7000 costs what a phone photo costs, not 150 MB per copy and seco
 >>> decode_image(b"")
 Traceback (most recent call last):
 ...
-vision.images.PhotoError: the file is empty
+hupai.vision.images.PhotoError: the file is empty
 >>> decode_image(b"%PDF-1.7 ...")
 Traceback (most recent call last):
 ...
-vision.images.PhotoError: not an image file hupai can read (JPEG, PNG, WebP, BMP, TIFF, GIF)
+hupai.vision.images.PhotoError: not an image file hupai can read (JPEG, PNG, WebP, BMP, TIFF, GIF)
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ MIN_SIDE = 16
 MAX_PIXELS = 50_000_000
 #: A JPEG with more pixels is decoded at the smallest reduction that fits: a 12-MP phone
 #: photo (4032 × 3024) is decoded whole, a 48-MP one at half size (plenty for ~100-px tiles).
-#: The service decodes smaller first (:mod:`vision.photo_read`), whole only for small tiles.
+#: The service decodes smaller first (:mod:`hupai.vision.photo_read`), whole only for small tiles.
 DECODE_PIXELS = 16_000_000
 #: ISO base media brands of HEIC/HEIF/AVIF photos (bytes 8-12 after ``ftyp``).
 _HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"mif1", b"msf1", b"heim", b"heis", b"avif"}

@@ -28,10 +28,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
+from hupai.vision.classes import BACK
+from hupai.vision.detections import Detections
 from numpy.typing import NDArray
-
-from vision.classes import BACK
-from vision.detections import Detections
 
 FIRST_FLOWER = 34
 

@@ -16,9 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from hupai.vision.detections import Detections, box_iou
 from numpy.typing import NDArray
-
-from vision.detections import Detections, box_iou
 
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 

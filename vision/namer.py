@@ -8,7 +8,7 @@ rotation, never on mirror images), and resized to the model's square input. Crop
 the original photo, so a 12-MP photo gives the namer a sharp tile even where the finder
 saw 30 px.
 
-Classes are hupai's 43 (:data:`vision.classes.CLASS_NAMES`) and :data:`REJECT_NAME`, "not a
+Classes are hupai's 43 (:data:`hupai.vision.classes.CLASS_NAMES`) and :data:`REJECT_NAME`, "not a
 tile": the finder's false boxes (a keyboard key, a die, a wall seen edge-on) are dropped
 by it. Each box keeps its :data:`TOP_K` names with probabilities (:class:`Names`).
 
@@ -27,9 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from hupai.vision.classes import CLASS_NAMES, CLASSES_VERSION
 from numpy.typing import NDArray
-
-from vision.classes import CLASS_NAMES, CLASSES_VERSION
 
 #: The namer's classes: hupai's 43 and "not a tile".
 REJECT_NAME = "reject"
@@ -135,7 +134,7 @@ def _triple(v: Any) -> tuple[float, float, float]:
 def find_namer(model: str | Path | None = None) -> Path:
     """The namer file: the argument (the CLI fills it from ``$HUPAI_NAMER``), or the shipped
     one (``models/reader.json``)."""
-    from vision.detector import shipped_file
+    from hupai.vision.detector import shipped_file
 
     if model is not None:
         path = Path(model)
@@ -302,7 +301,7 @@ def softmax(logits: NDArray[np.float32]) -> NDArray[np.float64]:
 @dataclass(frozen=True)
 class Names:
     """The namer's verdict on ``n`` boxes: ``probs`` (n, classes); the reader keeps each
-    box's :data:`TOP_K` names (:func:`vision.decoding.alternatives`)."""
+    box's :data:`TOP_K` names (:func:`hupai.vision.decoding.alternatives`)."""
 
     probs: NDArray[np.float64]
 
@@ -351,7 +350,7 @@ class Namer:
     """
 
     def __init__(self, model: str | Path | None = None, *, threads: int | None = None) -> None:
-        from vision.detector import open_session
+        from hupai.vision.detector import open_session
 
         self.path = find_namer(model)
         self.manifest = load_namer_manifest(self.path)

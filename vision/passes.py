@@ -12,12 +12,11 @@ from functools import cache
 from typing import Any
 
 import numpy as np
+from hupai.vision.deadline import check_deadline
+from hupai.vision.detections import Detections, box_corners
+from hupai.vision.detector import Detector, Image, merge_boxes
+from hupai.vision.layout import row_angle
 from numpy.typing import NDArray
-
-from vision.deadline import check_deadline
-from vision.detections import Detections, box_corners
-from vision.detector import Detector, Image, merge_boxes
-from vision.layout import row_angle
 
 #: Zoom so that a tile's side spans about this many model-input pixels (the real training
 #: photos' tiles are 60-80 px at 640).

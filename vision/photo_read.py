@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-
-from vision.images import DECODE_PIXELS, MAX_PIXELS, Image, decode_image, photo_size
-from vision.result import Reading
+from hupai.vision.images import DECODE_PIXELS, MAX_PIXELS, Image, decode_image, photo_size
+from hupai.vision.result import Reading
 
 #: The first decode's budget: a 12-MP JPEG (4032×3024) is decoded at 1/2 (2016×1512).
 FIRST_PIXELS = 4_000_000
@@ -35,7 +34,7 @@ def read_photo_data(
 ) -> tuple[Image, Reading]:
     """Decode ``data`` at :data:`FIRST_PIXELS` and ``read`` it; decode whole and read again
     where the tiles are too small for that decode. Returns the image read and its reading.
-    A photo hupai cannot decode raises :class:`vision.images.PhotoError` from the first
+    A photo hupai cannot decode raises :class:`hupai.vision.images.PhotoError` from the first
     decode."""
     image = decode_image(data, max_pixels, budget=FIRST_PIXELS)
     reading = read(image)

@@ -1,9 +1,9 @@
-"""Photo → the structured hand the scorer needs (:class:`~vision.result.Reading`).
+"""Photo → the structured hand the scorer needs (:class:`~hupai.vision.result.Reading`).
 
 :func:`read_photo` loads the photo (EXIF orientation applied), finds the tiles with the
-passes the photo needs (:mod:`vision.passes`), names each box from the photo's own pixels
-(:class:`~vision.namer.Namer`, hand-wide decoding), lays the tiles out
-(:mod:`vision.layout`) and checks the result (:mod:`vision.checks`).
+passes the photo needs (:mod:`hupai.vision.passes`), names each box from the photo's own pixels
+(:class:`~hupai.vision.namer.Namer`, hand-wide decoding), lays the tiles out
+(:mod:`hupai.vision.layout`) and checks the result (:mod:`hupai.vision.checks`).
 
 The result type, the passes, the time budget and the checks live in their own modules; their
 names are re-exported here for the callers that read photos.
@@ -19,18 +19,17 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from hupai.scoring.tiles import Tile, format_tiles
+from hupai.vision.checks import LOW_CONFIDENCE, SMALL_TILE_PX, checks, is_confident, tiles_to_check
+from hupai.vision.classes import BACK, CLASS_NAMES, tile_of
+from hupai.vision.deadline import ReadTimeout, check_deadline, read_deadline
+from hupai.vision.detections import Detections, box_corners
+from hupai.vision.detector import Detector, Image, load_image
+from hupai.vision.layout import CalledFrom, MeldShape, Role, analyse
+from hupai.vision.namer import REJECT, Namer, NamerError
+from hupai.vision.passes import FINDER_CONF, detect_photo, featureless
+from hupai.vision.result import WARNING_CODES, Reading, ReadingWarning, ReadMeld
 from numpy.typing import NDArray
-
-from scoring.tiles import Tile, format_tiles
-from vision.checks import LOW_CONFIDENCE, SMALL_TILE_PX, checks, is_confident, tiles_to_check
-from vision.classes import BACK, CLASS_NAMES, tile_of
-from vision.deadline import ReadTimeout, check_deadline, read_deadline
-from vision.detections import Detections, box_corners
-from vision.detector import Detector, Image, load_image
-from vision.layout import CalledFrom, MeldShape, Role, analyse
-from vision.namer import REJECT, Namer, NamerError
-from vision.passes import FINDER_CONF, detect_photo, featureless
-from vision.result import WARNING_CODES, Reading, ReadingWarning, ReadMeld
 
 __all__ = [
     "FINDER_CONF",
@@ -114,7 +113,7 @@ def read_image(
         detector = get_detector()
         namer = namer or default_namer()
     if namer is None and detector.is_finder:
-        from vision.detector import ModelError
+        from hupai.vision.detector import ModelError
 
         raise ModelError(f"{detector.path}: a finder only boxes tiles; reading needs a namer too")
     det, to_image, angle, passes = detect_photo(detector, image, finder=namer is not None)
@@ -189,7 +188,7 @@ def name_tiles(
 ) -> NamedTiles:
     """Name the finder's boxes (in the frame ``to_image`` maps onto the photo) from the
     photo's pixels; drop what is not a tile; decode the names hand-wide (copy caps)."""
-    from vision.decoding import alternatives, decode_names
+    from hupai.vision.decoding import alternatives, decode_names
 
     probs = namer.name(image, det.xyxy, to_image).probs
     keep = probs[:, REJECT] < REJECT_ABOVE

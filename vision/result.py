@@ -12,12 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from hupai.scoring.tiles import Tile, format_tiles
+from hupai.vision.classes import CLASS_NAMES
+from hupai.vision.detections import Detections
+from hupai.vision.layout import HandLayout
 from numpy.typing import NDArray
-
-from scoring.tiles import Tile, format_tiles
-from vision.classes import CLASS_NAMES
-from vision.detections import Detections
-from vision.layout import HandLayout
 
 WARNING_CODES: dict[str, str] = {
     "no_tiles": "Photograph the hand from closer, in good light, tiles face up.",
@@ -73,7 +72,7 @@ class ReadMeld:
 
 @dataclass(frozen=True)
 class Reading:
-    """What a photo shows. Tiles are :class:`scoring.tiles.Tile`; ``detections`` are in
+    """What a photo shows. Tiles are :class:`hupai.scoring.tiles.Tile`; ``detections`` are in
     the photo's pixels (after EXIF orientation), one row per tile seen."""
 
     source: str
@@ -99,7 +98,7 @@ class Reading:
     #: (n, 3); None when the detector named the tiles itself
     alternatives: NDArray[np.int64] | None = None
     alternative_probs: NDArray[np.float64] | None = None
-    #: detections a player should check (:func:`vision.checks.tiles_to_check`)
+    #: detections a player should check (:func:`hupai.vision.checks.tiles_to_check`)
     check: tuple[int, ...] = ()
     #: the whole photo can be trusted as read: no tile to check, no doubt about the layout
     confident: bool = False
@@ -225,7 +224,7 @@ def _city_fields(city: str) -> set[str] | None:
     import dataclasses
 
     try:
-        from scoring.registry import get_city
+        from hupai.scoring.registry import get_city
 
         c = get_city(city)
     except (ImportError, ValueError):

@@ -98,12 +98,11 @@ def suggest(
     city: str | None = None,
     winner: int | None = None,
 ) -> Suggestion | None:
-    """A winning reading close to ``reading`` (a :class:`vision.reading.Reading`), or None
+    """A winning reading close to ``reading`` (a :class:`hupai.vision.reading.Reading`), or None
     when the reading wins already, has no alternatives, or none of its near readings wins.
     ``wins(request_fields)`` asks the scorer about the photo's part of a request."""
     import numpy as np
-
-    from vision.classes import class_by_name
+    from hupai.vision.classes import class_by_name
 
     if reading.alternatives is None or not len(reading.detections):
         return None
@@ -114,7 +113,7 @@ def suggest(
     names = [[(a["tile"], a["p"]) for a in reading.alternatives_of(i)] for i in range(n)]
 
     def with_names(new: list[str]) -> dict[str, Any]:
-        from vision.reading import rebuild
+        from hupai.vision.reading import rebuild
 
         ids = np.array([class_by_name(x) for x in new], np.int64)
         return dict(rebuild(reading, ids).to_request_fields(city, winner))
@@ -134,7 +133,7 @@ def suggest(
 def wins_with(context: dict[str, Any]) -> Callable[[dict[str, Any]], bool]:
     """``wins(fields)`` for :func:`suggest`: does the table's ``context`` with these photo
     fields score as a valid win? (A request the scorer refuses does not win.)"""
-    from scoring import ScoringInputError, score
+    from hupai.scoring import ScoringInputError, score
 
     def wins(fields: dict[str, Any]) -> bool:
         try:

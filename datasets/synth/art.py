@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from scoring.tiles import Tile
-from vision.classes import class_of
+from hupai.scoring.tiles import Tile
+from hupai.vision.classes import class_of
 
 if TYPE_CHECKING:
     import numpy as np

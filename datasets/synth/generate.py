@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from datasets.synth.art import (
+from hupai.datasets.synth.art import (
     CACHE_VERSION,
     DEFAULT_ART_ROOT,
     DEFAULT_CACHE_ROOT,
@@ -25,9 +25,9 @@ from datasets.synth.art import (
     build_cache,
     load_glyphs,
 )
-from datasets.synth.render import RENDER_VERSION
-from datasets.yolo import split_dirs, write_dataset_files
-from vision.classes import CLASS_NAMES, CLASSES_VERSION
+from hupai.datasets.synth.render import RENDER_VERSION
+from hupai.datasets.yolo import split_dirs, write_dataset_files
+from hupai.vision.classes import CLASS_NAMES, CLASSES_VERSION
 
 SIDECAR_FORMAT = "hupai-synth-layout"
 SIDECAR_VERSION = 1
@@ -126,8 +126,7 @@ _RENDERER: Any = None
 
 def _init_worker(cache_folder: str) -> None:
     import cv2
-
-    from datasets.synth.render import Renderer
+    from hupai.datasets.synth.render import Renderer
 
     global _RENDERER
     cv2.setNumThreads(1)

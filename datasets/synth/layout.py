@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 import numpy as np
-
-from scoring.tiles import EVERY_TILE, KINDS, Tile
-from vision.classes import BACK, class_of
+from hupai.scoring.tiles import EVERY_TILE, KINDS, Tile
+from hupai.vision.classes import BACK, class_of
 
 
 class Role(StrEnum):

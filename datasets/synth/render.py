@@ -17,11 +17,10 @@ from typing import Any
 
 import cv2
 import numpy as np
-
-from datasets.synth import effects, surfaces
-from datasets.synth.art import GlyphBank
-from datasets.synth.layout import Layout, PlacedTile, Pose, Prop, TileSize, random_layout
-from vision.classes import CLASS_NAMES
+from hupai.datasets.synth import effects, surfaces
+from hupai.datasets.synth.art import GlyphBank
+from hupai.datasets.synth.layout import Layout, PlacedTile, Pose, Prop, TileSize, random_layout
+from hupai.vision.classes import CLASS_NAMES
 
 Rng = np.random.Generator
 
@@ -31,14 +30,14 @@ Rng = np.random.Generator
 #: leaning standing hands behind a rack; 3: close-ups (tiles 19 % to 70 % of the short
 #: side) and far views (tiles 11-22 px) for the class-agnostic finder; 4: the world outside
 #: one set — clutter carrying glyphs on the table (text, keyboard keys, cards, dominoes,
-#: dice, coins, phones: :mod:`datasets.clutter`), tiles from squat to tall (width/height
+#: dice, coins, phones: :mod:`hupai.datasets.clutter`), tiles from squat to tall (width/height
 #: 0.6-0.85), a third of the rows edge to edge, and the 60 % rule for tiles cut or hidden.
 RENDER_VERSION = 4
 #: Share of non-square images squeezed to a square afterwards, like the real set's photos.
 STRETCH_SHARE = 0.15
 #: A tile is labelled when at least this share of its face (or back) is visible — cut by
 #: the photo's edge or hidden under another. The same rule as the namer's part tiles
-#: (:data:`datasets.hard_negatives.COUNTS_FROM`): less than that is not a tile to read.
+#: (:data:`hupai.datasets.hard_negatives.COUNTS_FROM`): less than that is not a tile to read.
 MIN_VISIBLE_FACE = 0.6
 #: Aspect ratios (width, height) an image is drawn with; the long side is the image size.
 ASPECTS = ((4, 3), (3, 4), (16, 9), (9, 16), (1, 1))
@@ -452,7 +451,7 @@ class Renderer:
 
         img = self._table(rng, cam, layout, opts.clean).astype(np.float32)
         if not opts.clean and rng.random() < 0.55:
-            from datasets.clutter import lay_clutter
+            from hupai.datasets.clutter import lay_clutter
 
             boxes = []
             for c in corners:

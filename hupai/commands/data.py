@@ -84,9 +84,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _import_roboflow(args: argparse.Namespace) -> int:
-    from datasets.roboflow import RoboflowImportError, import_roboflow
-    from datasets.stats import format_stats, write_stats
     from hupai.cli import UserError
+    from hupai.datasets.roboflow import RoboflowImportError, import_roboflow
+    from hupai.datasets.stats import format_stats, write_stats
 
     try:
         report = import_roboflow(
@@ -100,9 +100,9 @@ def _import_roboflow(args: argparse.Namespace) -> int:
 
 
 def _import_labels(args: argparse.Namespace) -> int:
-    from datasets.importing import import_labels
-    from datasets.labels import LabelError
     from hupai.cli import UserError
+    from hupai.datasets.importing import import_labels
+    from hupai.datasets.labels import LabelError
 
     try:
         report = import_labels(
@@ -154,9 +154,9 @@ def _import_labels(args: argparse.Namespace) -> int:
 
 
 def _synth(args: argparse.Namespace) -> int:
-    from datasets.stats import format_stats, write_stats
-    from datasets.synth.generate import SynthError, generate
     from hupai.cli import UserError
+    from hupai.datasets.stats import format_stats, write_stats
+    from hupai.datasets.synth.generate import SynthError, generate
 
     try:
         result = generate(
@@ -181,8 +181,8 @@ def _synth(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    from datasets.stats import format_stats, write_stats
     from hupai.cli import UserError
+    from hupai.datasets.stats import format_stats, write_stats
 
     if not (args.root / "images").is_dir():
         raise UserError(f"{args.root}: no images/ folder (not a YOLO dataset)")

@@ -54,9 +54,9 @@ def _eval(args: argparse.Namespace) -> int:
         run_crops,
         to_dict,
     )
-    from scoring.tiles import KINDS
-    from vision.detector import ModelError
-    from vision.namer import NamerError
+    from hupai.scoring.tiles import KINDS
+    from hupai.vision.detector import ModelError
+    from hupai.vision.namer import NamerError
 
     if not 0 < args.conf < 1:
         raise UserError(f"--conf {args.conf}: must be between 0 and 1")

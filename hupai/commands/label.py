@@ -165,7 +165,7 @@ def _scorer(args: argparse.Namespace, photos: Path) -> tuple[Any, str | None]:
         if base or per_photo:
             raise UserError("the table context (--winner, --win, --context …) needs --city")
         return None, None
-    from scoring import ScoringInputError, get_city
+    from hupai.scoring import ScoringInputError, get_city
 
     try:
         get_city(str(city))
@@ -194,7 +194,7 @@ def _read_context(source: str) -> dict[str, Any]:
 
 
 def _make_scorer(city: str, base: dict[str, Any], per_photo: dict[str, Any]) -> Any:
-    from scoring import ScoringInputError, result_to_dict, score
+    from hupai.scoring import ScoringInputError, result_to_dict, score
 
     def scorer(rel: str, reading: Any) -> dict[str, Any]:
         data = {**base, **per_photo.get(rel, {}), "city": city}

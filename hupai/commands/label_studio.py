@@ -73,7 +73,7 @@ def model_version(finder: Path, namer: Path) -> str:
     """The pair's name and version, with each model's (what Label Studio shows)."""
     import json
 
-    from vision.detector import PAIR_FILE
+    from hupai.vision.detector import PAIR_FILE
 
     def named(path: Path) -> str:
         meta = json.loads(path.with_suffix(".json").read_text())
@@ -89,7 +89,7 @@ def _serve(args: argparse.Namespace) -> int:
     import logging
 
     from hupai.labeling.backend import BackendOptions
-    from vision.detector import REPO_MODELS, models_in
+    from hupai.vision.detector import REPO_MODELS, models_in
 
     if args.read_concurrency < 1 or args.read_timeout <= 0:
         raise UserError("--read-concurrency must be 1 or more and --read-timeout above 0")

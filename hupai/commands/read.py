@@ -50,9 +50,9 @@ def add_model_options(parser: Any) -> None:
 def load_models(args: argparse.Namespace) -> tuple[Any, Any]:
     """(detector, namer) from the options: the shipped pair unless told otherwise."""
     from hupai.cli import UserError
-    from vision.detector import ModelError
-    from vision.namer import NamerError
-    from vision.reading import default_namer, get_detector, get_namer
+    from hupai.vision.detector import ModelError
+    from hupai.vision.namer import NamerError
+    from hupai.vision.reading import default_namer, get_detector, get_namer
 
     if args.threads is not None and args.threads < 1:
         raise UserError(f"--threads {args.threads}: need at least one")
@@ -73,7 +73,7 @@ def load_models(args: argparse.Namespace) -> tuple[Any, Any]:
 
 def parse_win_tile(text: str | None) -> Any:
     from hupai.cli import UserError
-    from scoring.tiles import Tile, TileError
+    from hupai.scoring.tiles import Tile, TileError
 
     if text is None:
         return None
@@ -105,9 +105,9 @@ def _outputs(photos: list[str], out: str | None) -> list[Path | None]:
 
 def _read(args: argparse.Namespace) -> int:
     from hupai.cli import UserError
-    from vision.annotate import save_annotated
-    from vision.images import PhotoError, load_image
-    from vision.reading import read_image
+    from hupai.vision.annotate import save_annotated
+    from hupai.vision.images import PhotoError, load_image
+    from hupai.vision.reading import read_image
 
     win = parse_win_tile(args.win_tile)
     outs = _outputs(args.photos, args.annotate)
@@ -139,7 +139,7 @@ def _read(args: argparse.Namespace) -> int:
 
 def format_reading(reading: Any, city: str | None = None, annotated: Path | None = None) -> str:
     """The human-readable reading of one photo."""
-    from scoring.tiles import format_tiles
+    from hupai.scoring.tiles import format_tiles
 
     n = len(reading.detections)
     lines = [
@@ -189,8 +189,8 @@ def add_photo_options(parser: argparse.ArgumentParser) -> None:
 def photo_request(args: argparse.Namespace, base: Any) -> dict[str, Any]:
     """The score request: REQUEST (if any), then the context options, then the photo."""
     from hupai.cli import UserError
-    from vision.images import PhotoError, load_image
-    from vision.reading import read_image
+    from hupai.vision.images import PhotoError, load_image
+    from hupai.vision.reading import read_image
 
     if base is not None and not isinstance(base, dict):
         raise UserError("the request must be a JSON object when --photo is given")

@@ -70,7 +70,7 @@ def _retrain(args: argparse.Namespace) -> int:
     except ModuleNotFoundError:
         raise UserError("retraining needs the train extra: run `make train-deps`") from None
     from hupai.labeling.retrain import RetrainError, RetrainOptions, format_table, retrain
-    from vision.detector import REPO_MODELS
+    from hupai.vision.detector import REPO_MODELS
 
     if not 0 < args.held_out < 1:
         raise UserError(f"--held-out {args.held_out}: must be between 0 and 1")

@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _score(args: argparse.Namespace) -> int:
     from hupai.cli import UserError
-    from scoring import ScoringInputError, describe_cities, result_to_dict, score
+    from hupai.scoring import ScoringInputError, describe_cities, result_to_dict, score
 
     indent = 2 if args.pretty else None
     if args.cities:
@@ -59,8 +59,8 @@ def _score(args: argparse.Namespace) -> int:
 
 def _read_request(source: str) -> Any:
     from hupai.cli import UserError
-    from scoring import ScoringInputError
-    from scoring.request import loads_request
+    from hupai.scoring import ScoringInputError
+    from hupai.scoring.request import loads_request
 
     name = "stdin" if source == "-" else source
     try:

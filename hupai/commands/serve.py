@@ -40,8 +40,8 @@ def _serve(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from hupai.cli import UserError
-    from service.reader import ModelMissingError, check_model
-    from service.settings import Settings
+    from hupai.service.reader import ModelMissingError, check_model
+    from hupai.service.settings import Settings
 
     given = {
         "host": args.host,
@@ -69,12 +69,12 @@ def _serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from ledger.store import Ledger
-    from service.app import create_app
+    from hupai.ledger.store import Ledger
+    from hupai.service.app import create_app
 
     # where the tables are kept (opened on the first table request, not now)
     print(f"hupai serve: tables in {Ledger(settings.database_url).safe_url}", file=sys.stderr)
-    from service.protocol import server_options
+    from hupai.service.protocol import server_options
 
     uvicorn.run(
         create_app(settings),

@@ -180,7 +180,7 @@ def _options(args: argparse.Namespace) -> int:
 
 
 def _ledger(args: argparse.Namespace) -> Any:
-    from ledger.store import Ledger
+    from hupai.ledger.store import Ledger
 
     return Ledger(args.db or os.environ.get("HUPAI_DATABASE_URL") or None)
 
@@ -244,10 +244,10 @@ def _photo_entry(
 ) -> tuple[dict[str, Any], Any]:
     from hupai.cli import UserError
     from hupai.commands.read import load_models, parse_win_tile
-    from ledger.store import PhotoRecord
-    from vision.annotate import annotate
-    from vision.images import load_image, thumbnail_jpeg
-    from vision.reading import read_image
+    from hupai.ledger.store import PhotoRecord
+    from hupai.vision.annotate import annotate
+    from hupai.vision.images import load_image, thumbnail_jpeg
+    from hupai.vision.reading import read_image
 
     detector, namer = load_models(args)
     image = load_image(args.photo)  # a bad photo: the CLI's one message for known errors
@@ -330,8 +330,8 @@ def _undo(args: argparse.Namespace) -> int:
 # -- helpers -----------------------------------------------------------------------------------
 def _read_entry(source: str) -> dict[str, Any]:
     from hupai.cli import UserError
-    from scoring import ScoringInputError
-    from scoring.request import loads_request
+    from hupai.scoring import ScoringInputError
+    from hupai.scoring.request import loads_request
 
     try:
         text = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()

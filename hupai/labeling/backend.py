@@ -48,9 +48,9 @@ from typing import Any
 
 import numpy as np
 
-from datasets.image_labels import ImageLabels
-from datasets.labelstudio import labelstudio_tasks
-from vision.classes import CLASS_NAMES
+from hupai.datasets.image_labels import ImageLabels
+from hupai.datasets.labelstudio import labelstudio_tasks
+from hupai.vision.classes import CLASS_NAMES
 
 log = logging.getLogger("hupai.label_studio")
 
@@ -275,7 +275,7 @@ class Fetcher:
 
 
 def prediction(reading: Any, config: Config, model_version: str) -> dict[str, Any]:
-    """One task's prediction from a reading (:class:`vision.result.Reading`): rectangles
+    """One task's prediction from a reading (:class:`hupai.vision.result.Reading`): rectangles
     with hupai's names and scores, the namer's three likeliest names per box as the region's
     meta text."""
     item = ImageLabels("", reading.width, reading.height, reading.detections)
@@ -412,7 +412,7 @@ class Trainer:
         ``work/corrected`` (as ``hupai data import`` does)."""
         import shutil
 
-        from datasets.importing import import_labels
+        from hupai.datasets.importing import import_labels
 
         shutil.rmtree(work, ignore_errors=True)
         photos = work / "photos"

@@ -31,7 +31,7 @@ from hupai.labeling.backend import (
     prediction,
     project_number,
 )
-from vision.classes import CLASS_NAMES
+from hupai.vision.classes import CLASS_NAMES
 
 log = logging.getLogger("hupai.label_studio")
 
@@ -40,19 +40,19 @@ class Reader:
     """The loaded pair and the photo-to-prediction path (one per server)."""
 
     def __init__(self, opts: BackendOptions) -> None:
-        from vision.detector import Detector
-        from vision.namer import Namer
+        from hupai.vision.detector import Detector
+        from hupai.vision.namer import Namer
 
         self.detector = Detector(opts.finder, threads=opts.threads)
         self.namer = Namer(opts.namer, threads=opts.threads)
 
     def read(self, data: bytes, source: str) -> Any:
         """The reading of a photo's bytes, decoded no larger than its tiles need (as the
-        service reads: :mod:`vision.photo_read`), with the photo's upright size in
+        service reads: :mod:`hupai.vision.photo_read`), with the photo's upright size in
         ``extra["photo_size"]`` (the reading's own pixels may be a reduced decode's)."""
-        from vision.images import photo_size
-        from vision.photo_read import read_photo_data
-        from vision.reading import read_image
+        from hupai.vision.images import photo_size
+        from hupai.vision.photo_read import read_photo_data
+        from hupai.vision.reading import read_image
 
         def read(image: Any) -> Any:
             return read_image(image, detector=self.detector, namer=self.namer, source=source)

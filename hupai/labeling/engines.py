@@ -12,8 +12,8 @@ from typing import Any
 from hupai.labeling import read
 from hupai.labeling.options import LabelJobError, LabelOptions
 from hupai.labeling.photos import Photo
-from vision.detector import Detector
-from vision.namer import Namer
+from hupai.vision.detector import Detector
+from hupai.vision.namer import Namer
 
 _WORKER: dict[str, Any] = {}
 

@@ -26,9 +26,9 @@ from hupai.labeling.outputs import Outputs, _collected, _save_thumb, _yolo_text,
 from hupai.labeling.photos import Photo, scan
 from hupai.labeling.progress import Progress
 from hupai.labeling.store import Store, _Lock, atomic_write, sha256_file
-from vision.detector import Detector, ModelError, find_model
-from vision.namer import Namer, NamerError
-from vision.reading import default_namer
+from hupai.vision.detector import Detector, ModelError, find_model
+from hupai.vision.namer import Namer, NamerError
+from hupai.vision.reading import default_namer
 
 
 def run_label_job(

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vision.reading import Reading
+from hupai.vision.reading import Reading
 
 #: Files read as photos (by suffix, any case); anything else is listed as not a photo.
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff", ".heic", ".heif")

@@ -20,11 +20,11 @@ from urllib.parse import quote
 
 import numpy as np
 
-from datasets.coco import coco_dict
-from datasets.image_labels import ImageLabels, to_yolo_boxes
-from datasets.labels import format_yolo_line
-from datasets.labelstudio import labelstudio_config, labelstudio_tasks
-from datasets.yolo import data_yaml_text
+from hupai.datasets.coco import coco_dict
+from hupai.datasets.image_labels import ImageLabels, to_yolo_boxes
+from hupai.datasets.labels import format_yolo_line
+from hupai.datasets.labelstudio import labelstudio_config, labelstudio_tasks
+from hupai.datasets.yolo import data_yaml_text
 from hupai.labeling.options import (
     CAPTION_PX,
     CELL,
@@ -37,8 +37,8 @@ from hupai.labeling.options import (
 from hupai.labeling.photos import Photo
 from hupai.labeling.read import reading_of, thumbnail
 from hupai.labeling.store import Store, atomic_write, sha256_bytes, sha256_file
-from vision.classes import CLASS_NAMES
-from vision.reading import Reading
+from hupai.vision.classes import CLASS_NAMES
+from hupai.vision.reading import Reading
 
 
 def output_stem(rel: str, taken: set[str]) -> str:
@@ -296,7 +296,7 @@ def _contact_sheets(
     the photo's path, its tile count and warning codes."""
     import cv2
 
-    from vision.detector import load_image
+    from hupai.vision.detector import load_image
 
     cols, rows = SHEET_GRID
     per = cols * rows

@@ -13,10 +13,10 @@ import numpy as np
 
 from hupai.labeling.options import CELL
 from hupai.labeling.store import sha256_bytes
-from vision.detections import Detections
-from vision.detector import Detector
-from vision.namer import Namer
-from vision.reading import NamedTiles, Reading, build_reading, detect_photo, name_tiles
+from hupai.vision.detections import Detections
+from hupai.vision.detector import Detector
+from hupai.vision.namer import Namer
+from hupai.vision.reading import NamedTiles, Reading, build_reading, detect_photo, name_tiles
 
 
 def _floats(a: Any) -> Any:
@@ -35,7 +35,7 @@ def label_photo(
     """Read one photo: what the manifest keeps (the detections in the frame the layout ran
     in, with the affine back to the photo) and, with ``previews``, a JPEG thumbnail of the
     annotated photo. Never raises for a bad photo: ``{"ok": False, "error": …}``."""
-    from vision.detector import ImageError, load_image
+    from hupai.vision.detector import ImageError, load_image
 
     began = time.perf_counter()
     try:
@@ -121,7 +121,7 @@ def thumbnail(image: Any, reading: Reading) -> bytes:
     """The annotated photo fitted in a contact-sheet cell, as JPEG bytes."""
     import cv2
 
-    from vision.annotate import annotate
+    from hupai.vision.annotate import annotate
 
     drawn = annotate(image, reading)
     h, w = drawn.shape[:2]

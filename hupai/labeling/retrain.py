@@ -47,8 +47,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from vision.classes import CLASS_NAMES
-from vision.detector import PAIR_FILE, REPO_MODELS, ModelError, models_in
+from hupai.vision.classes import CLASS_NAMES
+from hupai.vision.detector import PAIR_FILE, REPO_MODELS, ModelError, models_in
 
 #: Photo suffixes a corrected folder holds (what ``hupai data import`` writes).
 PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp"}
@@ -190,8 +190,8 @@ def _draw(name: str, seed: int) -> str:
 def write_yolo(pairs: Sequence[tuple[Path, Path]], folder: Path, split: str) -> Path:
     """A YOLO folder of ``pairs`` (photos linked, labels rewritten in hupai's class order
     from each source's names file), ``classes.txt`` at its root; returns its root."""
-    from datasets.labels import LabelError, format_yolo_line, load_yolo_labels
-    from datasets.names import folder_class_map
+    from hupai.datasets.labels import LabelError, format_yolo_line, load_yolo_labels
+    from hupai.datasets.names import folder_class_map
 
     images, labels = folder / "images" / split, folder / "labels" / split
     if images.exists():
@@ -256,7 +256,7 @@ def finder_check(train_root: Path, finder: Path, threads: int | None, log: Log) 
 
 def build_crops(opts: RetrainOptions, train_root: Path, log: Log) -> tuple[Path, Path | None]:
     """The training part's crops and the real val replay crops (built once)."""
-    from datasets.crops import crops_from_yolo
+    from hupai.datasets.crops import crops_from_yolo
 
     user = opts.work / "crops-user.npz"
     if not user.exists():
@@ -273,7 +273,7 @@ def build_crops(opts: RetrainOptions, train_root: Path, log: Log) -> tuple[Path,
 
 
 def _replay_crops(opts: RetrainOptions, log: Log) -> Path | None:
-    from datasets.crops import crops_from_yolo
+    from hupai.datasets.crops import crops_from_yolo
 
     path = opts.work / f"crops-replay-{opts.replay_photos}.npz"
     if opts.replay_share <= 0 or opts.real is None:
@@ -318,7 +318,7 @@ def train_namer(
     """Fine-tune the namer from ``start`` (ONNX); returns the last checkpoint."""
     import torch
 
-    from datasets.crops import CropSet
+    from hupai.datasets.crops import CropSet
     from hupai.training.namer import NamerConfig, initial_model, train_epochs
 
     run_dir = opts.work / "namer"

@@ -23,8 +23,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vision.classes import CLASS_NAMES, CLASSES_VERSION
-from vision.detector import FINDER_CLASSES
+from hupai.vision.classes import CLASS_NAMES, CLASSES_VERSION
+from hupai.vision.detector import FINDER_CLASSES
 
 #: Architecture the shipped model is built from (ultralytics' own YAML, no weights).
 DEFAULT_ARCH = "yolov8n.yaml"
@@ -187,7 +187,7 @@ def export_onnx(
     finder = len(names) == 1  # trained with single_cls: one class, "a tile"
     class_names = list(FINDER_CLASSES) if finder else list(CLASS_NAMES)
     if not finder and tuple(names) != CLASS_NAMES:
-        raise ValueError(f"{weights}: class names {names} differ from vision.classes")
+        raise ValueError(f"{weights}: class names {names} differ from hupai.vision.classes")
     exported = model.export(
         format="onnx", imgsz=imgsz, opset=ONNX_OPSET, simplify=True, dynamic=False
     )
@@ -241,7 +241,7 @@ def export_onnx(
 def write_mix_yaml(train: list[Path], val: Path, out: Path) -> Path:
     """A data.yaml whose train split is several image folders (real + synthetic) and whose
     names are our class list; ``val`` is one image folder (never the real test split)."""
-    from datasets.names import folder_class_map
+    from hupai.datasets.names import folder_class_map
 
     for folder in (*train, val):
         if not folder.is_dir():
@@ -330,7 +330,7 @@ def weights_from_onnx(
                 if module.bias is not None and f"{name}.bias" in folded:
                     module.bias.copy_(folded[f"{name}.bias"])
         net.eval()
-        from vision.detector import letterbox
+        from hupai.vision.detector import letterbox
 
         for path in calibration:
             read = cv2.imread(str(path))

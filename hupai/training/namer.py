@@ -3,7 +3,7 @@
 Stages, each writing under ``runs/<name>/`` and skipped when its output exists:
 
 1. **crops** — crops of the real train and val photos (``data/real``), and of synthetic
-   scenes from every art set (:mod:`datasets.crops`), to ``<data>/*.npz``.
+   scenes from every art set (:mod:`hupai.datasets.crops`), to ``<data>/*.npz``.
 2. **mirror** — about half of the real train photos are mirror images (Roboflow flipped
    each photo left-right and top-down with 50 % each; both flips together are a rotation,
    which names keep). A quick namer trained on the val crops (never mirrored) names every
@@ -38,9 +38,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from datasets.crops import STORE_MARGIN, STORE_SIZE, CropSet, crops_from_synth, crops_from_yolo
-from vision.classes import CLASSES_VERSION
-from vision.namer import CROP_MARGIN, MEAN, NAMER_CLASSES, REJECT, STD, to_blob
+from hupai.datasets.crops import (
+    STORE_MARGIN,
+    STORE_SIZE,
+    CropSet,
+    crops_from_synth,
+    crops_from_yolo,
+)
+from hupai.vision.classes import CLASSES_VERSION
+from hupai.vision.namer import CROP_MARGIN, MEAN, NAMER_CLASSES, REJECT, STD, to_blob
 
 FLOWERS = range(34, 42)
 BACK = 42
@@ -65,12 +71,12 @@ class NamerConfig:
     weight_decay: float = 1e-4
     label_smoothing: float = 0.05
     synth_share: float = 0.45  # of each epoch's crops
-    # hard cases (datasets.hard_crops): straddling boxes and part tiles of the real photos,
+    # hard cases (hupai.datasets.hard_crops): straddling boxes and part tiles of the real photos,
     # clutter, rows of other sets' tiles with look-alikes; shares of each epoch's crops
     hard_share: float = 0.0
     clutter_share: float = 0.0
     sheet_share: float = 0.0
-    kde_share: float = 0.0  # scenes drawn with KDE's four tilesets (datasets.kde_tiles)
+    kde_share: float = 0.0  # scenes drawn with KDE's four tilesets (hupai.datasets.kde_tiles)
     clutter_crops: int = 20000
     sheet_rows: int = 3000
     kde_scenes: int = 1000
@@ -104,7 +110,7 @@ def crop_affine(
     to a ``size`` input with ``margin`` around the box, shifted by ``shift`` box units,
     stretched by ``scale_xy`` and turned by ``angle`` degrees about the centre.
 
-    With no jitter it cuts what :func:`vision.namer.crop_box` cuts at ``margin``:
+    With no jitter it cuts what :func:`hupai.vision.namer.crop_box` cuts at ``margin``:
 
     >>> m = crop_affine(64, CROP_MARGIN)
     >>> box_px = STORE_SIZE / (1 + 2 * STORE_MARGIN)
@@ -236,7 +242,7 @@ def build_crops(cfg: NamerConfig, log: Callable[[str], None]) -> dict[str, Path]
 
 
 def _build_hard_crops(cfg: NamerConfig, paths: dict[str, Path], log: Callable[[str], None]) -> None:
-    from datasets.hard_crops import clutter_crops, hard_crops_from_yolo, sheet_crops
+    from hupai.datasets.hard_crops import clutter_crops, hard_crops_from_yolo, sheet_crops
 
     real = Path(cfg.real)
     builders: dict[str, Callable[[], CropSet]] = {
@@ -265,7 +271,7 @@ def _build_hard_crops(cfg: NamerConfig, paths: dict[str, Path], log: Callable[[s
 
 def kde_crops(n_scenes: int, *, seed: int) -> CropSet:
     """Crops of synthetic scenes drawn with KDE's tilesets only."""
-    from datasets.kde_tiles import build_cache
+    from hupai.datasets.kde_tiles import build_cache
 
     return crops_from_synth(n_scenes, seed=seed, cache=build_cache(), progress=True)
 

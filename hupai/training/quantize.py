@@ -154,7 +154,7 @@ def _spread(items: Sequence[Path], n: int) -> list[Path]:
 
 def finder_inputs(role: Role, photos: Sequence[Path]) -> Iterator[NDArray[np.float32]]:
     """Each photo letterboxed as the finder sees it on its first look."""
-    from vision.detector import letterbox, load_image
+    from hupai.vision.detector import letterbox, load_image
 
     pre = role.manifest.get("preprocessing", {})
     pad = int(pre.get("pad_value", 114))
@@ -169,8 +169,8 @@ def namer_crops(
 ) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
     """Crops of the labelled tiles of ``photos`` (the namer's own cut), at most ``limit``,
     and their class ids."""
-    from vision.detector import load_image
-    from vision.namer import CROP_MARGIN, crop_tiles
+    from hupai.vision.detector import load_image
+    from hupai.vision.namer import CROP_MARGIN, crop_tiles
 
     margin = float(role.manifest.get("preprocessing", {}).get("margin", CROP_MARGIN))
     crops, labels, count = [], [], 0
@@ -191,7 +191,7 @@ def namer_crops(
 
 
 def namer_blobs(role: Role, crops: NDArray[np.uint8]) -> Iterator[NDArray[np.float32]]:
-    from vision.namer import MEAN, STD, to_blob
+    from hupai.vision.namer import MEAN, STD, to_blob
 
     pre = role.manifest.get("preprocessing", {})
     mean, std = tuple(pre.get("mean", MEAN)), tuple(pre.get("std", STD))
@@ -292,7 +292,7 @@ def finder_looks(
 ) -> list[tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]]:
     """For each labelled photo: its true boxes, and the finder's boxes (first look, one per
     tile, down to ``conf``) with their scores."""
-    from vision.detector import Detector, load_image
+    from hupai.vision.detector import Detector, load_image
 
     detector = Detector(model, threads=threads)
     looks = []
@@ -348,7 +348,7 @@ def namer_accuracy(
     model: Path, crops: NDArray[np.uint8], labels: NDArray[np.int64], threads: int = 1
 ) -> float:
     """Crops named right (top-1)."""
-    from vision.namer import Namer
+    from hupai.vision.namer import Namer
 
     probs = Namer(model, threads=threads).name_crops(crops).probs
     return float((probs.argmax(axis=1) == labels).mean())

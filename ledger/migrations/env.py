@@ -1,12 +1,11 @@
-"""Alembic's environment for the ledger: run by :func:`ledger.store.migrate` with the
+"""Alembic's environment for the ledger: run by :func:`hupai.ledger.store.migrate` with the
 connection in ``config.attributes["connection"]`` (or a URL in ``sqlalchemy.url``)."""
 
 from __future__ import annotations
 
 from alembic import context
+from hupai.ledger.models import Base
 from sqlalchemy import create_engine
-
-from ledger.models import Base
 
 config = context.config
 target_metadata = Base.metadata

@@ -6,12 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-
-from datasets.coco import coco_dict, coco_items, load_coco, save_coco
-from datasets.image_labels import ImageLabels
-from datasets.labels import LabelError
-from vision.classes import BACK
-from vision.detections import Detections
+from hupai.datasets.coco import coco_dict, coco_items, load_coco, save_coco
+from hupai.datasets.image_labels import ImageLabels
+from hupai.datasets.labels import LabelError
+from hupai.vision.classes import BACK
+from hupai.vision.detections import Detections
 
 
 def _items() -> list[ImageLabels]:

@@ -7,9 +7,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from datasets.crops import crops_from_yolo
-from datasets.labels import LabelError, load_yolo_labels
+from hupai.datasets.crops import crops_from_yolo
+from hupai.datasets.labels import LabelError, load_yolo_labels
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "labelstudio"
 PHOTOS = Path(__file__).resolve().parents[1] / "vision" / "fixtures" / "real"

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from datasets.kde_tiles import ELEMENT_CLASSES, element_svg, tileset_glyphs
-from datasets.synth.art import ArtError, rasterise
-from scoring.tiles import Tile
-from vision.classes import class_of
+from hupai.datasets.kde_tiles import ELEMENT_CLASSES, element_svg, tileset_glyphs
+from hupai.datasets.synth.art import ArtError, rasterise
+from hupai.scoring.tiles import Tile
+from hupai.vision.classes import class_of
 
 SVG = """<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"
   width="100" height="40">

@@ -8,17 +8,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from datasets.image_labels import ImageLabels, from_yolo_boxes, to_yolo_boxes
-from datasets.labels import LabelError, format_yolo_line, parse_yolo_line
-from datasets.labelstudio import (
+from hupai.datasets.image_labels import ImageLabels, from_yolo_boxes, to_yolo_boxes
+from hupai.datasets.labels import LabelError, format_yolo_line, parse_yolo_line
+from hupai.datasets.labelstudio import (
     labelstudio_config,
     labelstudio_items,
     load_labelstudio,
     save_labelstudio,
 )
-from vision.classes import BACK, CLASS_NAMES
-from vision.detections import Detections
+from hupai.vision.classes import BACK, CLASS_NAMES
+from hupai.vision.detections import Detections
 
 
 def _item() -> ImageLabels:

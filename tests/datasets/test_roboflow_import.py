@@ -6,17 +6,17 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from datasets.labels import load_yolo_labels
-from datasets.roboflow import (
+from hupai.datasets.labels import load_yolo_labels
+from hupai.datasets.roboflow import (
     ROBOFLOW_TO_NOTATION,
     RoboflowImportError,
     import_roboflow,
     photo_key,
     read_class_names,
 )
+from hupai.vision.classes import BACK, class_by_name
+
 from hupai.cli import main
-from vision.classes import BACK, class_by_name
 
 FIXTURE = Path(__file__).parent / "fixtures" / "roboflow-mini"
 EMPTY = "hand_001_jpg.rf.016d6c3bca0cd0b1cd00d4169d31ebe0"

@@ -6,8 +6,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-
-from datasets.synth.layout import (
+from hupai.datasets.synth.layout import (
     Layout,
     MeldKind,
     Role,
@@ -16,7 +15,7 @@ from datasets.synth.layout import (
     random_hand,
     random_layout,
 )
-from vision.classes import BACK
+from hupai.vision.classes import BACK
 
 SIZE = TileSize(28, 38, 20)
 SEEDS = range(60)

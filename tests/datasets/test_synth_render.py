@@ -8,19 +8,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from datasets.synth.art import (
+from hupai.datasets.synth.art import (
     DEFAULT_ART_ROOT,
     DEFAULT_CACHE_ROOT,
     build_cache,
     glyph_sources,
     load_glyphs,
 )
-from datasets.synth.generate import SynthError, generate
-from datasets.synth.layout import Group, Layout, PlacedTile, Role, TileSize
-from datasets.synth.render import Renderer, RenderOptions, tile_corners
-from scoring.tiles import Tile
-from vision.classes import BACK, class_of
+from hupai.datasets.synth.generate import SynthError, generate
+from hupai.datasets.synth.layout import Group, Layout, PlacedTile, Role, TileSize
+from hupai.datasets.synth.render import Renderer, RenderOptions, tile_corners
+from hupai.scoring.tiles import Tile
+from hupai.vision.classes import BACK, class_of
 
 pytestmark = pytest.mark.skipif(
     not DEFAULT_ART_ROOT.is_dir(), reason="tile artwork (../shared/art) is not available"

@@ -40,7 +40,7 @@ def test_a_reading_with_no_tiles_and_a_namers_alternatives_rebuilds() -> None:
 
 
 def _wood(h: int, w: int) -> np.ndarray:
-    from datasets.synth.surfaces import wood
+    from hupai.datasets.synth.surfaces import wood
 
     return np.clip(wood(np.random.default_rng(3), h, w), 0, 255).astype(np.uint8)
 

@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hupai.datasets.coco import load_coco
+from hupai.datasets.image_labels import to_yolo_boxes
+from hupai.datasets.labels import format_yolo_line, load_yolo_labels
+from hupai.datasets.labelstudio import load_labelstudio
+from hupai.vision.classes import CLASS_NAMES
 
-from datasets.coco import load_coco
-from datasets.image_labels import to_yolo_boxes
-from datasets.labels import format_yolo_line, load_yolo_labels
-from datasets.labelstudio import load_labelstudio
 from hupai.labeling import LabelOptions, Store, run_label_job
-from vision.classes import CLASS_NAMES
 
 pytest.importorskip("onnx")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))  # the fake models

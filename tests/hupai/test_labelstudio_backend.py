@@ -19,11 +19,11 @@ from typing import Any
 
 import cv2
 import pytest
+from hupai.vision.classes import CLASS_NAMES
+from hupai.vision.detector import REPO_MODELS, models_in
 
 from hupai.labeling.backend import BackendOptions, Config, TaskError
 from hupai.labeling.backend_app import Reader, create_app
-from vision.classes import CLASS_NAMES
-from vision.detector import REPO_MODELS, models_in
 
 HERE = Path(__file__).resolve().parent
 
@@ -386,9 +386,10 @@ def test_start_training_exports_imports_and_runs_one_job(
 
 
 def _predict_regions(reader: Reader) -> list[dict[str, Any]]:
+    from hupai.vision.images import load_image
+    from hupai.vision.reading import read_image
+
     from hupai.labeling.backend import prediction
-    from vision.images import load_image
-    from vision.reading import read_image
 
     reading = read_image(load_image(REAL / "row14a.jpg"), detector=reader.detector,
                          namer=reader.namer)  # fmt: skip

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from vision.classes import CLASS_NAMES
+from hupai.vision.classes import CLASS_NAMES
 
 pytestmark = pytest.mark.labelstudio
 EXECUTABLE = os.environ.get("HUPAI_LABEL_STUDIO", "")

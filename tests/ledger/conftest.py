@@ -8,9 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from ledger.pgtemp import PostgresServer, PostgresUnavailable, temporary_postgres
-from ledger.store import Ledger
+from hupai.ledger.pgtemp import PostgresServer, PostgresUnavailable, temporary_postgres
+from hupai.ledger.store import Ledger
 
 
 @pytest.fixture(scope="session")

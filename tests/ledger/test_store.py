@@ -9,8 +9,7 @@ import threading
 from typing import Any
 
 import pytest
-
-from ledger.store import Invalid, Ledger, NotFound, PhotoRecord, ReadOnly, Stale
+from hupai.ledger.store import Invalid, Ledger, NotFound, PhotoRecord, ReadOnly, Stale
 
 PLAYERS = ["Ann", "Bo", "Chen", "Dee"]
 GUIYANG_WIN = {"hand": "123p123p456m789m55s", "win_tile": "5s", "indicator": "9p"}
@@ -244,7 +243,7 @@ def test_a_bad_table_is_refused_naming_the_field(
 def test_adding_a_hand_plays_only_that_hand(
     ledger: Ledger, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ledger.store as store
+    import hupai.ledger.store as store
 
     table = new_table(ledger)
     token = table["write_token"]
@@ -265,7 +264,7 @@ def test_adding_a_hand_plays_only_that_hand(
 def test_an_edit_that_keeps_the_deal_scores_only_the_edited_hand(
     ledger: Ledger, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ledger.store as store
+    import hupai.ledger.store as store
 
     token = new_table(ledger)["write_token"]
     for winner in (1, 2, 3, 0, 1):
@@ -295,7 +294,7 @@ def test_an_edited_game_equals_the_game_played_as_edited(
 
 
 def test_an_unreachable_database_is_a_clear_error_without_its_password() -> None:
-    from ledger.store import Unavailable
+    from hupai.ledger.store import Unavailable
 
     ledger = Ledger("postgresql://hupai:s3cret@127.0.0.1:1/tables")
     with pytest.raises(Unavailable, match="cannot be used") as caught:
@@ -304,7 +303,7 @@ def test_an_unreachable_database_is_a_clear_error_without_its_password() -> None
 
 
 def test_a_url_no_driver_can_open_is_named() -> None:
-    from ledger.store import Unavailable
+    from hupai.ledger.store import Unavailable
 
     with pytest.raises(Unavailable, match="not a database URL hupai can open"):
         Ledger("nosuchdb://x/y").view("a" * 24)
@@ -313,7 +312,7 @@ def test_a_url_no_driver_can_open_is_named() -> None:
 def test_reading_never_waits_for_a_long_write(database_url: str) -> None:
     """A write transaction held open on one table (a long edit) blocks no reader, of that
     table or another."""
-    from ledger.store import _writable
+    from hupai.ledger.store import _writable
 
     ledger, writer = Ledger(database_url), Ledger(database_url)
     busy = new_table(ledger)["write_token"]

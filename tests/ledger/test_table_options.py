@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from ledger.store import Invalid, Ledger, ReadOnly, Stale
+from hupai.ledger.store import Invalid, Ledger, ReadOnly, Stale
 
 PLAYERS = ["Ann", "Bo", "Chen", "Dee"]
 #: Chen (player 2, never the dealer here) self-draws a plain hand: 3 × 2 = 6 from each.

@@ -6,8 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 import toy_city
-
-from scoring import (
+from hupai.scoring import (
     ItemGroup,
     ScoringInputError,
     describe_cities,
@@ -15,7 +14,7 @@ from scoring import (
     result_to_dict,
     score,
 )
-from scoring.registry import unregister
+from hupai.scoring.registry import unregister
 
 
 @pytest.fixture(autouse=True)

@@ -7,10 +7,7 @@ from collections import Counter
 from itertools import product
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from scoring.decompose import (
+from hupai.scoring.decompose import (
     Decomposition,
     GroupKind,
     Shape,
@@ -26,7 +23,9 @@ from scoring.decompose import (
     ready_tiles,
     tiles,
 )
-from scoring.tiles import HAND_TILES, Tile, format_tiles
+from hupai.scoring.tiles import HAND_TILES, Tile, format_tiles
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 STANDARD = ShapeRules()
 EVERY_SHAPE = ShapeRules(

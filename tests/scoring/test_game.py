@@ -1,4 +1,4 @@
-"""A table's game across hands (scoring.game): succession per city — the seed sentences are
+"""A table's game across hands (hupai.scoring.game): succession per city — the seed sentences are
 the test names — round wind, the dealer's streak, players ↔ seats, totals."""
 
 from __future__ import annotations
@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hupai.scoring import ScoringInputError
+from hupai.scoring.game import GameState, Seating, TableSetup, play, to_seats
+from hupai.scoring.shaanxi import ShaanxiTable
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from scoring import ScoringInputError
-from scoring.game import GameState, Seating, TableSetup, play, to_seats
-from scoring.shaanxi import ShaanxiTable
 
 #: A self-drawn win each city scores (the winner is added by the test), in players' terms.
 SELF_DRAWN = {

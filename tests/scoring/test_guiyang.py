@@ -11,12 +11,8 @@ from typing import Any
 
 import pytest
 from golden_vectors import golden
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from hupai.cli import main as hupai_main
-from scoring import ItemGroup, ScoringInputError, get_city, result_to_dict, score
-from scoring.guiyang import (
+from hupai.scoring import ItemGroup, ScoringInputError, get_city, result_to_dict, score
+from hupai.scoring.guiyang import (
     CHICKEN,
     BeanPayer,
     Chickens,
@@ -24,7 +20,11 @@ from scoring.guiyang import (
     GuiyangOptions,
     WildChickenMode,
 )
-from scoring.tiles import Tile, next_tile
+from hupai.scoring.tiles import Tile, next_tile
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hupai.cli import main as hupai_main
 
 GOLDEN = golden("guiyang")
 SEED_EXAMPLE = next(v for v in GOLDEN if v["id"] == "seed_worked_example")

@@ -9,13 +9,10 @@ from typing import Any
 
 import pytest
 from golden_vectors import golden
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
-
-from scoring import ScoringInputError, get_city, result_to_dict, score
-from scoring.decompose import all_sets
-from scoring.hand import MeldKind, previous_seat
-from scoring.nanchang import (
+from hupai.scoring import ScoringInputError, get_city, result_to_dict, score
+from hupai.scoring.decompose import all_sets
+from hupai.scoring.hand import MeldKind, previous_seat
+from hupai.scoring.nanchang import (
     BASE_ROWS,
     KONG_PAYOUT,
     MULTIPLIERS,
@@ -30,7 +27,9 @@ from scoring.nanchang import (
     VirtuousMode,
     explosive,
 )
-from scoring.tiles import HAND_TILES, Tile, format_tiles
+from hupai.scoring.tiles import HAND_TILES, Tile, format_tiles
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 GOLDEN = golden("nanchang")
 IDS = [v["id"] for v in GOLDEN]
@@ -293,7 +292,7 @@ def spirits_cycle(indicator: Tile, spirits: Spirits) -> str:
 
 
 def _split(text: str) -> list[str]:
-    from scoring.tiles import parse_tiles
+    from hupai.scoring.tiles import parse_tiles
 
     return [str(t) for t in parse_tiles(text)]
 

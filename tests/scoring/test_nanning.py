@@ -9,11 +9,8 @@ from typing import Any
 
 import pytest
 from golden_vectors import golden
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
-
-from scoring import ScoringInputError, get_city, result_to_dict, score
-from scoring.nanning import (
+from hupai.scoring import ScoringInputError, get_city, result_to_dict, score
+from hupai.scoring.nanning import (
     ROWS,
     Catch,
     Combine,
@@ -21,7 +18,9 @@ from scoring.nanning import (
     RowCode,
     seat_named_by,
 )
-from scoring.tiles import HAND_TILES, Tile
+from hupai.scoring.tiles import HAND_TILES, Tile
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 GOLDEN = golden("nanning")
 
@@ -53,7 +52,7 @@ def test_every_tile_names_the_seat_of_the_seed_list() -> None:
 
 
 def _split(text: str) -> list[str]:
-    from scoring.tiles import parse_tiles
+    from hupai.scoring.tiles import parse_tiles
 
     return [str(t) for t in parse_tiles(text)]
 

@@ -10,11 +10,8 @@ from typing import Any
 
 import pytest
 from golden_vectors import golden
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
-
-from scoring import ScoringInputError, Tile, get_city, result_to_dict, score
-from scoring.ningbo import (
+from hupai.scoring import ScoringInputError, Tile, get_city, result_to_dict, score
+from hupai.scoring.ningbo import (
     MULTIPLIERS,
     TAI_TABLE,
     Baida,
@@ -24,7 +21,9 @@ from scoring.ningbo import (
     NingboOptions,
     Tai,
 )
-from scoring.tiles import HAND_TILES, Suit
+from hupai.scoring.tiles import HAND_TILES, Suit
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 GOLDEN = golden("ningbo")
 REASONS = {"ok", "below_minimum", "not_a_winning_hand", "baida_cannot_be_claimed"}
@@ -357,9 +356,9 @@ def test_order_of_the_hand_does_not_matter(request: dict[str, Any], rnd: random.
 def brute_force_tai(request: dict[str, Any]) -> int:
     """The most tai over every completion of every reading: each set or pair made only of
     baida tried as every pung, chow and pair (``Decomposition.expand``), waits from
-    ``Decomposition.waits`` — none of the shortcuts of ``scoring.ningbo._options``."""
-    from scoring.decompose import all_pairs, all_sets
-    from scoring.ningbo import (
+    ``Decomposition.waits`` — none of the shortcuts of ``hupai.scoring.ningbo._options``."""
+    from hupai.scoring.decompose import all_pairs, all_sets
+    from hupai.scoring.ningbo import (
         READING_PATTERNS,
         SITUATION_PATTERNS,
         WAIT_PATTERNS,
@@ -369,7 +368,7 @@ def brute_force_tai(request: dict[str, Any]) -> int:
         _meld_group,
         _readings,
     )
-    from scoring.request import parse_request
+    from hupai.scoring.request import parse_request
 
     parsed = parse_request(request, get_city("ningbo"))
     hand, win, options = parsed.hand, parsed.win, parsed.options

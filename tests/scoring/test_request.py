@@ -7,9 +7,8 @@ from typing import Any
 
 import pytest
 import toy_city
-
-from scoring import ScoringInputError, TileSet, WinMethod, get_city, register, score
-from scoring.registry import unregister
+from hupai.scoring import ScoringInputError, TileSet, WinMethod, get_city, register, score
+from hupai.scoring.registry import unregister
 
 
 class SuitsOnlyToy(toy_city.Toy):
@@ -47,7 +46,7 @@ def error(**overrides: Any) -> str:
 
 
 def test_a_good_request_is_parsed_into_typed_objects() -> None:
-    from scoring import parse_request
+    from hupai.scoring import parse_request
 
     req = parse_request(
         request(

@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from scoring import result_to_dict, score
-from scoring.registry import CITY_MODULES
+from hupai.scoring import result_to_dict, score
+from hupai.scoring.registry import CITY_MODULES
 
 SCHEMA_PATH = Path(__file__).parents[2] / "docs" / "schema.md"
 ELLIPSIS = "…"

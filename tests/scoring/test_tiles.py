@@ -5,10 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
-from scoring.tiles import (
+from hupai.scoring.tiles import (
     EVERY_TILE,
     HAND_TILES,
     Tile,
@@ -19,6 +16,8 @@ from scoring.tiles import (
     next_tile,
     parse_tiles,
 )
+from hypothesis import given
+from hypothesis import strategies as st
 
 tile_lists = st.lists(st.sampled_from(EVERY_TILE), max_size=20)
 
@@ -85,7 +84,7 @@ def test_bad_notation_is_quoted(text: str, message: str) -> None:
 
 
 def test_the_parse_cache_is_bounded() -> None:
-    from scoring.tiles import PARSE_CACHE_SIZE, _parse_cached
+    from hupai.scoring.tiles import PARSE_CACHE_SIZE, _parse_cached
 
     for n in range(PARSE_CACHE_SIZE + 50):
         parse_tiles("1m" + " " * (n % 500) + "2m" * (n // 500 + 1))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from scoring import (
+from hupai.scoring import (
     City,
     Decomposition,
     ItemGroup,

@@ -11,15 +11,14 @@ import cv2
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
+from hupai.scoring.tiles import Tile, parse_tiles
+from hupai.service.api import get_reader
+from hupai.service.app import create_app
+from hupai.service.settings import Settings
+from hupai.vision.classes import class_of
+from hupai.vision.detections import Detections
+from hupai.vision.reading import Reading, build_reading
 from uvicorn_thread import free_port, live_server  # noqa: F401  (the tests import them from here)
-
-from scoring.tiles import Tile, parse_tiles
-from service.api import get_reader
-from service.app import create_app
-from service.settings import Settings
-from vision.classes import class_of
-from vision.detections import Detections
-from vision.reading import Reading, build_reading
 
 #: A winning hand as the fake photo shows it: eleven concealed tiles, the winning 5p set apart,
 #: and a pung of 7p claimed from across (its middle tile sideways).

@@ -12,18 +12,18 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import WIN, FakeReader, hand_detections, jpeg
 from fastapi.testclient import TestClient
+from hupai.scoring import result_to_dict, score
+from hupai.scoring.tiles import Tile
+from hupai.service.api import ReadPool, get_reader
+from hupai.service.app import create_app
+from hupai.service.errors import ApiError
+from hupai.service.reader import ModelMissingError
+from hupai.service.settings import Settings
+from hupai.vision.classes import class_of
+from hupai.vision.detections import Detections
 
-from scoring import result_to_dict, score
-from scoring.tiles import Tile
-from service.api import ReadPool, get_reader
-from service.app import create_app
-from service.errors import ApiError
-from service.reader import ModelMissingError
-from service.settings import Settings
-from vision.classes import class_of
-from vision.detections import Detections
+from conftest import WIN, FakeReader, hand_detections, jpeg
 
 CONTEXT = {"city": "shaanxi", "win": "self_draw", "winner": 1}
 

@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 import uvicorn
-from conftest import FakeReader, free_port, jpeg
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from hupai.service.api import get_reader
+from hupai.service.app import create_app
+from hupai.service.protocol import server_options
+from hupai.service.settings import Settings
 
-from service.api import get_reader
-from service.app import create_app
-from service.protocol import server_options
-from service.settings import Settings
+from conftest import FakeReader, free_port, jpeg
 
 PLAYERS = ["Ann", "Bo", "Chen", "Dee"]
 WIN = {"winner": 1, "win": "self_draw", "hand": "123m456m789m123p55s", "win_tile": "5s"}

@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-
-from service.app import create_app
-from service.settings import Settings
+from hupai.service.app import create_app
+from hupai.service.settings import Settings
 
 
 def png(width: int, height: int, value: int = 200) -> bytes:
@@ -26,7 +25,7 @@ def png(width: int, height: int, value: int = 200) -> bytes:
 @pytest.fixture
 def model_client() -> Any:
     """The app with the real reading path (the shipped models) when they are present."""
-    from vision.detector import find_model
+    from hupai.vision.detector import find_model
 
     try:
         find_model()
@@ -194,7 +193,7 @@ class SlowReader:
         return self.fake.info()
 
     def read(self, image: Any, **kw: Any) -> Any:
-        from vision.reading import check_deadline
+        from hupai.vision.reading import check_deadline
 
         for k in range(self.passes):
             check_deadline(f"pass {k + 1}")
@@ -205,9 +204,9 @@ class SlowReader:
 def test_a_read_past_its_budget_answers_a_clear_error_and_frees_the_worker(
     settings: Settings,
 ) -> None:
-    from conftest import jpeg
+    from hupai.service.api import get_reader
 
-    from service.api import get_reader
+    from conftest import jpeg
 
     slow = SlowReader(passes=40)  # 2 s of passes against a 0.2 s budget
     app = create_app(settings.model_copy(update={"read_timeout": 0.2}))

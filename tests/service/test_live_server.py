@@ -16,10 +16,10 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pytest
-from conftest import free_port
+from hupai.vision.classes import CLASS_NAMES
+from hupai.vision.detector import shipped_file
 
-from vision.classes import CLASS_NAMES
-from vision.detector import shipped_file
+from conftest import free_port
 
 MODEL, NAMER = shipped_file("finder"), shipped_file("namer")
 PHOTOS = Path(__file__).parents[1] / "vision" / "fixtures" / "real"

@@ -16,7 +16,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import FakeReader, hand_detections, jpeg, live_server
+from hupai.service.api import get_reader
+from hupai.service.app import create_app
+from hupai.service.settings import Settings
 from pagekit import (
     CHROMIUM,
     LANDSCAPE,
@@ -28,9 +30,7 @@ from pagekit import (
     throttle,
 )
 
-from service.api import get_reader
-from service.app import create_app
-from service.settings import Settings
+from conftest import FakeReader, hand_detections, jpeg, live_server
 
 if not Path(CHROMIUM).exists():
     pytest.skip(

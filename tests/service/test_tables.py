@@ -10,12 +10,12 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import FakeReader, live_server
 from fastapi.testclient import TestClient
+from hupai.service.api import get_reader
+from hupai.service.app import create_app
+from hupai.service.settings import Settings
 
-from service.api import get_reader
-from service.app import create_app
-from service.settings import Settings
+from conftest import FakeReader, live_server
 
 PLAYERS = ["Ann", "Bo", "Chen", "Dee"]
 WIN = {"winner": 2, "win": "self_draw", "hand": "123m456m789m123p55s", "win_tile": "5s"}
@@ -134,7 +134,7 @@ def live_settings(request: pytest.FixtureRequest, settings: Settings) -> Iterato
     if request.param == "sqlite":
         yield settings
         return
-    from ledger.pgtemp import PostgresUnavailable, temporary_postgres
+    from hupai.ledger.pgtemp import PostgresUnavailable, temporary_postgres
 
     try:
         with temporary_postgres() as server:

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from vision.classes import CLASS_NAMES
+from hupai.vision.classes import CLASS_NAMES
 
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper  # noqa: E402
@@ -65,7 +64,7 @@ def fake_namer(tmp_path: Path, palette: dict[int, float], size: int = 32) -> Pat
     """An ONNX namer that names a crop by its mean red level (0-255 in the photo's BGR):
     class ``c`` wins where the crop's mean red is nearest ``palette[c]``; classes not in the
     palette never win. Logits are linear in the mean: -(r - r_c)² drops its r² term."""
-    from vision.namer import MEAN, NAMER_CLASSES, STD
+    from hupai.vision.namer import MEAN, NAMER_CLASSES, STD
 
     n = len(NAMER_CLASSES)
     weight = np.zeros((3, n), np.float32)

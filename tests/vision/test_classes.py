@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from scoring.tiles import EVERY_TILE, Tile
-from vision.classes import (
+from hupai.scoring.tiles import EVERY_TILE, Tile
+from hupai.vision.classes import (
     BACK,
     BACK_NAME,
     CLASS_NAMES,

@@ -4,10 +4,9 @@ each tile that needs a check is marked (``check``; ``detections.check`` in the J
 from __future__ import annotations
 
 import numpy as np
-
-from vision.checks import BOX_CHECK_BELOW, CHECK_BELOW
-from vision.detections import Detections
-from vision.reading import NamedTiles, Reading, build_reading
+from hupai.vision.checks import BOX_CHECK_BELOW, CHECK_BELOW
+from hupai.vision.detections import Detections
+from hupai.vision.reading import NamedTiles, Reading, build_reading
 
 HAND = [0, 1, 2, 12, 13, 14, 24, 25, 26, 27, 27, 28, 28, 28]  # 123m456p789s11222z
 

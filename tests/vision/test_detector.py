@@ -7,10 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from vision.classes import CLASS_NAMES
-from vision.detections import Detections
-from vision.detector import Detector, ImageError, ModelError, decode, letterbox, load_image
+from hupai.vision.classes import CLASS_NAMES
+from hupai.vision.detections import Detections
+from hupai.vision.detector import Detector, ImageError, ModelError, decode, letterbox, load_image
 
 pytest.importorskip("onnx")
 from fake_models import fake_model
@@ -159,7 +158,7 @@ def test_cli_score_photo_builds_the_request(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The request handed to the scorer holds the context options and the photo's fields."""
-    import scoring
+    from hupai import scoring
     from hupai.cli import main
 
     model, photo = _hand_model(tmp_path)

@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from hupai.vision.classes import CLASS_NAMES
+from hupai.vision.detections import Detections
+from hupai.vision.layout import CalledFrom, MeldShape, Role, analyse, row_angle
 from vision_scenes import Scene, hand_row, synth_detections, synth_scenes
-
-from vision.classes import CLASS_NAMES
-from vision.detections import Detections
-from vision.layout import CalledFrom, MeldShape, Role, analyse, row_angle
 
 
 def roles(lay, det: Detections) -> dict[str, list[str]]:

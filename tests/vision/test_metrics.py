@@ -1,8 +1,7 @@
 import numpy as np
 import pytest
-
-from vision.detections import Detections
-from vision.metrics import evaluate
+from hupai.vision.detections import Detections
+from hupai.vision.metrics import evaluate
 
 # Ultralytics' interpolation closes every curve at (recall 1, precision 0), so a perfect
 # detector scores 0.995, not 1; we keep its recipe so figures compare with its own.

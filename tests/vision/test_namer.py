@@ -12,12 +12,11 @@ from hypothesis import strategies as st
 
 pytest.importorskip("onnx")
 from fake_models import fake_model, fake_namer
-
-from vision.classes import BACK, class_by_name
-from vision.decoding import CAPS, alternatives, decode_names, over_cap
-from vision.namer import NAMER_CLASSES, REJECT, Namer, NamerError, crop_box, crop_tiles
-from vision.reading import read_image
-from vision.suggest import suggest_changes
+from hupai.vision.classes import BACK, class_by_name
+from hupai.vision.decoding import CAPS, alternatives, decode_names, over_cap
+from hupai.vision.namer import NAMER_CLASSES, REJECT, Namer, NamerError, crop_box, crop_tiles
+from hupai.vision.reading import read_image
+from hupai.vision.suggest import suggest_changes
 
 # -- crops -----------------------------------------------------------------------------------
 
@@ -68,7 +67,7 @@ def test_a_crop_in_a_turned_frame_is_cut_from_the_photo() -> None:
 def test_training_inputs_are_cut_as_the_runtime_cuts_them() -> None:
     """No skew between training and inference: a stored crop, re-cut at the runtime margin,
     equals the runtime's own crop."""
-    from datasets.crops import STORE_MARGIN, STORE_SIZE
+    from hupai.datasets.crops import STORE_MARGIN, STORE_SIZE
 
     training = pytest.importorskip("hupai.training.namer")
     import cv2
@@ -184,7 +183,7 @@ def test_the_namer_names_the_finders_boxes_and_drops_what_is_not_a_tile(tmp_path
     img, boxes = _scene()
     finder = fake_model(tmp_path, boxes, names=("tile",))
     namer = Namer(fake_namer(tmp_path, RED))
-    from vision.detector import Detector
+    from hupai.vision.detector import Detector
 
     reading = read_image(img, detector=Detector(finder), namer=namer)
     assert sorted(reading.names) == ["1m", "1m", "5p", "5p", "9s"]
@@ -194,7 +193,7 @@ def test_the_namer_names_the_finders_boxes_and_drops_what_is_not_a_tile(tmp_path
 
 
 def test_a_finder_without_a_namer_is_refused(tmp_path: Path) -> None:
-    from vision.detector import Detector, ModelError
+    from hupai.vision.detector import Detector, ModelError
 
     img, boxes = _scene()
     finder = Detector(fake_model(tmp_path, boxes, names=("tile",)))

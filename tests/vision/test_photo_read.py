@@ -1,5 +1,5 @@
 """A photo's bytes are decoded at a reduced size first and whole only when its tiles are
-small (vision.photo_read)."""
+small (hupai.vision.photo_read)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+from hupai.vision.detections import Detections
+from hupai.vision.photo_read import read_photo_data
 from PIL import Image
-
-from vision.detections import Detections
-from vision.photo_read import read_photo_data
 
 
 def jpeg(width: int, height: int) -> bytes:

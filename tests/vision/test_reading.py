@@ -9,10 +9,9 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hupai.vision.detections import Detections
+from hupai.vision.reading import WARNING_CODES, build_reading, read_image
 from vision_scenes import Scene, hand_row
-
-from vision.detections import Detections
-from vision.reading import WARNING_CODES, build_reading, read_image
 
 SIZE = (1200, 900)
 
@@ -177,7 +176,7 @@ def test_real_photo_labels_read_as_one_hand_row() -> None:
 def test_real_photo_with_the_shipped_models(name: str) -> None:
     """The shipped finder and namer read every tile of the committed real photos (with the
     detector alone, 12 and 11 of 14)."""
-    from vision.reading import default_namer, read_photo
+    from hupai.vision.reading import default_namer, read_photo
 
     if default_namer() is None:
         pytest.skip("no shipped namer")
@@ -188,7 +187,7 @@ def test_real_photo_with_the_shipped_models(name: str) -> None:
 
 
 def test_a_read_past_its_budget_stops_between_passes() -> None:
-    from vision.reading import ReadTimeout, read_deadline
+    from hupai.vision.reading import ReadTimeout, read_deadline
 
     s = Scene()
     x = hand_row(s, "234m66789p", "5p")

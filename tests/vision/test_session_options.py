@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from vision.detector import session_options
+from hupai.vision.detector import session_options
 
 pytest.importorskip("onnxruntime")
 

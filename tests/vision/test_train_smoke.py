@@ -15,9 +15,10 @@ import pytest
 if importlib.util.find_spec("ultralytics") is None:
     pytest.skip("needs the train extra (make train-deps)", allow_module_level=True)
 
+from hupai.vision.classes import CLASS_NAMES
+from hupai.vision.detector import Detector
+
 from hupai.cli import main
-from vision.classes import CLASS_NAMES
-from vision.detector import Detector
 
 pytestmark = pytest.mark.train
 
@@ -118,7 +119,7 @@ def namer_exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_exported_namer_names_crops_in_onnxruntime(namer_exported: Path) -> None:
-    from vision.namer import NAMER_CLASSES, Namer
+    from hupai.vision.namer import NAMER_CLASSES, Namer
 
     namer = Namer(namer_exported)
     names = namer.name(np.full((200, 300, 3), 128, np.uint8), np.array([[10, 10, 60, 80.0]]))
@@ -128,9 +129,9 @@ def test_the_exported_namer_names_crops_in_onnxruntime(namer_exported: Path) -> 
 
 def test_the_exported_namer_computes_what_torch_computes(namer_exported: Path) -> None:
     import torch
+    from hupai.vision.namer import Namer
 
     from hupai.training.namer import build_model, predict
-    from vision.namer import Namer
 
     best = namer_exported.parent / "runs" / "smoke" / "weights" / "best.pt"
     model = build_model()

@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-
-from scoring.tiles import parse_tiles
-from vision.classes import BACK
-from vision.detections import Detections
+from hupai.scoring.tiles import parse_tiles
+from hupai.vision.classes import BACK
+from hupai.vision.detections import Detections
 
 FIXTURES = Path(__file__).parent / "fixtures"
 W, H = 30.0, 40.0  # tile face, px
