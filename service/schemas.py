@@ -104,6 +104,11 @@ class Reading(BaseModel):
         "and no warning doubts a tile (whether they make a winning hand is the score's "
         "verdict); see docs/reading.md",
     )
+    gaps: list[list[float]] = Field(
+        default_factory=list,
+        description="boxes [x1, y1, x2, y2] in the photo where a row has room for a tile that "
+        "was not found (each raises the `gap` warning: the photo is not confident)",
+    )
     detections: dict[str, list[Any]] = Field(
         description="columnar: xyxy, class_id, class_name, confidence (the chosen name's "
         "probability), alternatives (per tile: up to 3 names with probabilities, the chosen "

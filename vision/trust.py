@@ -25,6 +25,7 @@ from typing import Any
 
 from hupai.scoring import ScoringInputError, result_to_dict, score
 from hupai.scoring.tiles import parse_tiles
+from hupai.vision.result import Reading
 
 #: Reading warnings that say nothing about the tiles' names: they do not make a score doubtful
 #: by themselves (the structure is judged by the scorer, the winning tile below).
@@ -106,3 +107,26 @@ def _other_winning_tile(
         if other.get("valid") and other.get("deltas") != result.get("deltas"):
             return str(tile), list(other["deltas"])
     return None
+
+
+def review_score(reading: Reading) -> float:
+    """How far a photo's reading can be trusted, for sorting photos to review (doubtful
+    first): confident photos score from 0.5 up, the rest under 0.5; within each, by the
+    weakest tile's name probability. A photo with a gap or no tile at all scores lowest.
+
+    >>> from hupai.vision.detections import Detections
+    >>> from hupai.vision.reading import build_reading
+    >>> det = Detections.make([[50, 30, 80, 70], [81, 30, 111, 70]], [0, 1], [0.99, 0.9])
+    >>> review_score(build_reading(det, None, None, (200, 100)))
+    0.95
+    >>> det = Detections.make([[50, 30, 80, 70], [81, 30, 111, 70]], [0, 1], [0.99, 0.6])
+    >>> review_score(build_reading(det, None, None, (200, 100)))
+    0.3
+    """
+    confidence = reading.detections.confidence
+    if len(confidence) == 0:
+        return 0.0
+    weakest = float(confidence.min())
+    if reading.confident:
+        return round(0.5 + 0.5 * weakest, 4)
+    return round((0.25 if len(reading.gaps) else 0.5) * weakest, 4)
