@@ -44,8 +44,10 @@ class Doubt:
         return {"code": self.code, "message": self.message}
 
 
-def score_dict(request: Mapping[str, Any]) -> dict[str, Any]:
-    return result_to_dict(score(dict(request)))
+def score_dict(request: Any) -> dict[str, Any]:
+    """The scorer's result as JSON; whatever ``request`` is, the scorer judges it (a body
+    that is not an object is a ScoringInputError naming it, never a TypeError)."""
+    return result_to_dict(score(request))
 
 
 def score_doubts(
