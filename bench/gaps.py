@@ -80,7 +80,7 @@ VARIANTS: dict[str, dict[str, object]] = {
     "shipped": {},
     "from 1.5": {"MISSING_GAP": (1.5, 3.4)},
     "from 1.9": {"MISSING_GAP": (1.9, 3.4)},
-    "win apart 1.7": {"WIN_APART": 1.7},
+    "win apart 2.0": {"WIN_APART": 2.0},
     "win never": {"WIN_APART": float("inf")},
     "flowers in row": {"FLOWERS_APART": False},
 }
