@@ -65,8 +65,23 @@ test: lint typecheck pytest
 serve: $(STAMP)
 	$(VENV)/bin/hupai serve --host $(HOST) --port $(PORT)
 
+# CJK fonts the procedural tile faces are set in (datasets/synth/faces.py: FONTS, licenses in
+# FONT_PACKAGES); their tests are skipped, saying which, where they are missing.
+FONT_NEEDS := /usr/share/fonts/truetype/arphic/ukai.ttc:fonts-arphic-ukai \
+	/usr/share/fonts/truetype/arphic/uming.ttc:fonts-arphic-uming \
+	/usr/share/fonts/truetype/cwtex/cwkai.ttf:fonts-cwtex-kai \
+	/usr/share/fonts/truetype/lxgw-wenkai/LXGWWenKai-Regular.ttf:fonts-lxgw-wenkai \
+	/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc:fonts-noto-cjk \
+	/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc:fonts-wqy-zenhei \
+	/usr/share/fonts/opentype/ipafont-mincho/ipam.ttf:fonts-ipafont-mincho \
+	/usr/share/fonts/truetype/hanazono/HanaMinA.ttf:fonts-hanazono \
+	/usr/share/fonts/truetype/klee/KleeOne-Regular.ttf:fonts-klee
+.PHONY: synth-fonts
+synth-fonts:
+	@$(MAKE) --no-print-directory debian-packages DEBIAN_NEEDS="$(FONT_NEEDS)"
+
 # Training needs torch + ultralytics (several GB); not part of `make test` or CI.
-train-deps: $(STAMP)
+train-deps: $(STAMP) synth-fonts
 	$(PIP) install -q -e '.[vision,service,ledger,dev,ray,train]'
 
 # A few training steps on tiny synthetic scenes, export, and a read through the runtime.

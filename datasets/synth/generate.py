@@ -13,7 +13,7 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,8 @@ from hupai.datasets.synth.art import (
     build_cache,
     load_glyphs,
 )
-from hupai.datasets.synth.render import RENDER_VERSION
+from hupai.datasets.synth.faces import FONT_PACKAGES
+from hupai.datasets.synth.render import RENDER_VERSION, GeneratedFaces
 from hupai.datasets.yolo import split_dirs, write_dataset_files
 from hupai.vision.classes import CLASS_NAMES, CLASSES_VERSION
 
@@ -124,13 +125,13 @@ def sidecar(scene: Any, image_rel: str, seed: int, index: int) -> dict[str, Any]
 _RENDERER: Any = None
 
 
-def _init_worker(cache_folder: str) -> None:
+def _init_worker(cache_folder: str, generated: Any = None) -> None:
     import cv2
     from hupai.datasets.synth.render import Renderer
 
     global _RENDERER
     cv2.setNumThreads(1)
-    _RENDERER = Renderer(load_glyphs(Path(cache_folder)))
+    _RENDERER = Renderer(load_glyphs(Path(cache_folder)), generated)
 
 
 def _split_of(seed: int, index: int, val_fraction: float) -> str:
@@ -200,8 +201,10 @@ def generate(
     start: int = 0,
     overwrite: bool = False,
     progress: bool = True,
+    generated: GeneratedFaces | None = None,
 ) -> SynthResult:
-    """Render images ``start … start+n-1`` into the YOLO dataset folder ``out``."""
+    """Render images ``start … start+n-1`` into the YOLO dataset folder ``out`` (``generated``:
+    a share of the scenes drawn with procedural set styles, :mod:`hupai.datasets.synth.faces`)."""
     if n < 1:
         raise SynthError(f"--n {n}: need at least one image")
     if not 64 <= size <= 4096:
@@ -228,12 +231,12 @@ def generate(
     done = 0
     step = max(1, n // 20)
     if workers == 1:
-        _init_worker(str(cache))
+        _init_worker(str(cache), generated)
         results = map(render_one, tasks)
         boxes, done = _drain(results, n, step, began, progress)
     else:
         ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
-        with ctx.Pool(workers, initializer=_init_worker, initargs=(str(cache),)) as pool:
+        with ctx.Pool(workers, initializer=_init_worker, initargs=(str(cache), generated)) as pool:
             boxes, done = _drain(
                 pool.imap_unordered(render_one, tasks, chunksize=4), n, step, began, progress
             )
@@ -252,6 +255,7 @@ def generate(
             "faces_cache": f"v{CACHE_VERSION}",
             "classes_version": CLASSES_VERSION,
             "render_version": RENDER_VERSION,
+            "generated": asdict(generated) if generated else None,
             "images_per_second": round(done / seconds, 2),
             "workers": workers,
         }
@@ -263,6 +267,13 @@ def generate(
         "FluffyStuff/riichi-mahjong-tiles (CC0), xhokir/riichi-mahjong-tiles (CC BY 4.0),\n"
         "samoheen/mahjong-tiles (CC0), lietxia/mahjong_graphic (free license),\n"
         "ffalt/mah uni.svg (MIT).\n"
+        + (
+            "Procedural faces set in CJK fonts from Debian ("
+            + ", ".join(sorted(FONT_PACKAGES))
+            + "): see hupai.datasets.synth.faces.FONT_PACKAGES for their licenses.\n"
+            if generated
+            else ""
+        )
     )
     return SynthResult(done, boxes, seconds, workers)
 

@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 from hupai.datasets.synth import effects, surfaces
 from hupai.datasets.synth.art import GlyphBank
+from hupai.datasets.synth.faces import RED_FIVES, TRAINING_FAMILIES, StyleGlyphs, random_style
 from hupai.datasets.synth.layout import Layout, PlacedTile, Pose, Prop, TileSize, random_layout
 from hupai.vision.classes import CLASS_NAMES
 
@@ -32,7 +33,10 @@ Rng = np.random.Generator
 #: one set — clutter carrying glyphs on the table (text, keyboard keys, cards, dominoes,
 #: dice, coins, phones: :mod:`hupai.datasets.clutter`), tiles from squat to tall (width/height
 #: 0.6-0.85), a third of the rows edge to edge, and the 60 % rule for tiles cut or hidden.
-RENDER_VERSION = 4
+#: 5: tile faces from procedural set styles (:mod:`hupai.datasets.synth.faces`) when the
+#: renderer is given a share of them, with their red fives; standing rows also seen from a low
+#: webcam (elevation from 8°).
+RENDER_VERSION = 5
 #: Share of non-square images squeezed to a square afterwards, like the real set's photos.
 STRETCH_SHARE = 0.15
 #: A tile is labelled when at least this share of its face (or back) is visible — cut by
@@ -205,14 +209,30 @@ class RenderOptions:
     tile_px: tuple[float, float] | None = None
 
 
-class Renderer:
-    """Renders scenes from one glyph bank; cheap to call many times in one process."""
+@dataclass(frozen=True)
+class GeneratedFaces:
+    """Scenes drawn with a procedural set style (:mod:`hupai.datasets.synth.faces`): this
+    ``share`` of them (all when the glyph bank is empty), styles of these ``families``."""
 
-    def __init__(self, bank: GlyphBank) -> None:
-        if not bank:
+    share: float = 0.5
+    families: tuple[str, ...] = ()  # empty: the training families
+    red_fives: float = 0.3  # share of a style's fives drawn red, in sets that have them
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.share <= 1:
+            raise ValueError(f"generated share {self.share}: expected a fraction in [0, 1]")
+
+
+class Renderer:
+    """Renders scenes from one glyph bank (and, given ``generated``, procedural set styles);
+    cheap to call many times in one process."""
+
+    def __init__(self, bank: GlyphBank, generated: GeneratedFaces | None = None) -> None:
+        if not bank and generated is None:
             raise ValueError("no glyphs: the art cache is empty")
         self.bank = bank
         self.set_names = sorted(bank)
+        self.generated = generated
 
     # -- choices -----------------------------------------------------------------------------
     def _camera(
@@ -227,8 +247,8 @@ class Renderer:
 
         if opts.elevation:
             elevation = float(rng.uniform(*opts.elevation))
-        elif standing:
-            elevation = float(rng.uniform(15, 55))
+        elif standing:  # a seated player's phone, or a webcam low over the table's edge
+            elevation = float(rng.uniform(15, 55) if rng.random() < 0.75 else rng.uniform(8, 15))
         else:
             r = rng.random()  # mostly from above, as hands are photographed; rarely grazing
             elevation = float(
@@ -304,6 +324,18 @@ class Renderer:
         margin = 0.02 * span
         a, b = margin - lo, span - margin - hi
         return float(rng.uniform(min(a, b), max(a, b)))
+
+    def _style(self, rng: Rng) -> StyleGlyphs | None:
+        """A procedural set style for this scene, or ``None`` for a set of the bank."""
+        gen = self.generated
+        if gen is None or (self.set_names and rng.random() >= gen.share):
+            return None
+        style = random_style(rng, gen.families or TRAINING_FAMILIES)
+        return StyleGlyphs(style, red_fives=gen.red_fives if rng.random() < 0.3 else 0.0)
+
+    @staticmethod
+    def _style_glyph(rng: Rng, style: StyleGlyphs, cls: int) -> np.ndarray:
+        return style.glyph(cls, red=cls in RED_FIVES and rng.random() < style.red_fives)
 
     def _glyph(self, rng: Rng, set_name: str, cls: int, fallback: list[str]) -> np.ndarray:
         for name in (set_name, *fallback):
@@ -405,9 +437,10 @@ class Renderer:
             layout = random_layout(rng, tsize)
         tsize = layout.size
         look = surfaces.random_look(rng)
-        set_name = str(rng.choice(self.set_names))
+        style = self._style(rng)
+        set_name = str(rng.choice(self.set_names)) if self.set_names else ""
         fallback = [str(s) for s in rng.permutation(self.set_names) if s != set_name]
-        mixed = not opts.clean and rng.random() < 0.08  # a mixed-up set, tile by tile
+        mixed = style is None and not opts.clean and rng.random() < 0.08  # tile by tile
 
         for _attempt in range(10):  # a close-up may miss the tiles: aim again
             cam, corners, tile_px = self._camera(rng, layout, width, height, opts)
@@ -503,11 +536,15 @@ class Renderer:
                 dst = uv[list(idx)].astype(np.float32)
                 if tex_name == "face":
                     if key not in textures:
-                        glyph = self._glyph(
-                            rng,
-                            str(rng.choice(self.set_names)) if mixed else set_name,
-                            int(t.tile.index),
-                            fallback,
+                        glyph = (
+                            self._style_glyph(rng, style, int(t.tile.index))
+                            if style is not None
+                            else self._glyph(
+                                rng,
+                                str(rng.choice(self.set_names)) if mixed else set_name,
+                                int(t.tile.index),
+                                fallback,
+                            )
                         )
                         index = surfaces.CORNER_INDEX[t.tile.index] if look.corner_index else None
                         textures[key] = surfaces.face_texture(
@@ -550,7 +587,9 @@ class Renderer:
 
         renders = self._labels(layout, idmap, facemap, face_area)
         info = {
-            "art_set": "mixed" if mixed else set_name,
+            "art_set": (
+                f"gen-{style.style.family}" if style is not None else "mixed" if mixed else set_name
+            ),
             "stretched_from": [width, height] if stretched else None,
             "back_colour": look.back_name,
             "tile_mm": [round(tsize.width, 1), round(tsize.height, 1), round(tsize.thickness, 1)],

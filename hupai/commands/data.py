@@ -76,6 +76,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     syn.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     syn.add_argument("--start", type=int, default=0, help="first image index (to extend a set)")
     syn.add_argument("--overwrite", action="store_true", help="replace a dataset written before")
+    syn.add_argument(
+        "--generated-share",
+        type=float,
+        default=0.0,
+        help="share of the scenes drawn with procedural set styles (hupai.datasets.synth.faces)",
+    )
     syn.set_defaults(handler=_synth)
 
     st = sub.add_parser("stats", help="print and save the stats report of a YOLO dataset")
@@ -157,7 +163,12 @@ def _synth(args: argparse.Namespace) -> int:
     from hupai.cli import UserError
     from hupai.datasets.stats import format_stats, write_stats
     from hupai.datasets.synth.generate import SynthError, generate
+    from hupai.datasets.synth.render import GeneratedFaces
 
+    try:
+        generated = GeneratedFaces(args.generated_share) if args.generated_share else None
+    except ValueError as exc:
+        raise UserError(f"--generated-share: {exc}") from None
     try:
         result = generate(
             args.out,
@@ -169,6 +180,7 @@ def _synth(args: argparse.Namespace) -> int:
             workers=args.workers,
             start=args.start,
             overwrite=args.overwrite,
+            generated=generated,
         )
     except SynthError as exc:
         raise UserError(str(exc)) from None

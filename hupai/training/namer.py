@@ -77,6 +77,9 @@ class NamerConfig:
     clutter_share: float = 0.0
     sheet_share: float = 0.0
     kde_share: float = 0.0  # scenes drawn with KDE's four tilesets (hupai.datasets.kde_tiles)
+    # scenes drawn with procedural set styles of the training families (hupai.datasets.synth.faces)
+    gen_share: float = 0.0
+    gen_scenes: int = 1000
     clutter_crops: int = 20000
     sheet_rows: int = 3000
     kde_scenes: int = 1000
@@ -215,6 +218,8 @@ def build_crops(cfg: NamerConfig, log: Callable[[str], None]) -> dict[str, Path]
         "sheet-val": data / f"sheets-s{cfg.synth_seed + 1}-n300.npz",
         "kde-train": data / f"kde-s{cfg.synth_seed}-n{cfg.kde_scenes}.npz",
         "kde-val": data / f"kde-s{cfg.synth_seed + 1}-n100.npz",
+        "gen-train": data / f"gen-s{cfg.synth_seed}-n{cfg.gen_scenes}.npz",
+        "gen-val": data / f"gen-s{cfg.synth_seed + 1}-n100.npz",
     }
     for split in ("train", "val"):
         path = paths[f"real-{split}"]
@@ -258,10 +263,14 @@ def _build_hard_crops(cfg: NamerConfig, paths: dict[str, Path], log: Callable[[s
         "sheet-val": lambda: sheet_crops(300, seed=cfg.synth_seed + 1),
         "kde-train": lambda: kde_crops(cfg.kde_scenes, seed=cfg.synth_seed),
         "kde-val": lambda: kde_crops(100, seed=cfg.synth_seed + 1),
+        "gen-train": lambda: generated_crops(cfg.gen_scenes, seed=cfg.synth_seed),
+        "gen-val": lambda: generated_crops(100, seed=cfg.synth_seed + 1),
     }
     for key, build in builders.items():
         if key.startswith("kde-") and not cfg.kde_share:
             continue  # KDE's tilesets are fetched and drawn only for a run that uses them
+        if key.startswith("gen-") and not cfg.gen_share:
+            continue
         if not paths[key].exists():
             began = time.perf_counter()
             crops = build()
@@ -274,6 +283,14 @@ def kde_crops(n_scenes: int, *, seed: int) -> CropSet:
     from hupai.datasets.kde_tiles import build_cache
 
     return crops_from_synth(n_scenes, seed=seed, cache=build_cache(), progress=True)
+
+
+def generated_crops(n_scenes: int, *, seed: int) -> CropSet:
+    """Crops of synthetic scenes each drawn with a procedural set style of the training
+    families (the held-out family never: bench/heldout.py measures it)."""
+    from hupai.datasets.synth.render import GeneratedFaces
+
+    return crops_from_synth(n_scenes, seed=seed, generated=GeneratedFaces(1.0), progress=True)
 
 
 def art_set_of(source: str) -> str:
@@ -603,10 +620,17 @@ def run(cfg: NamerConfig) -> Path:
             ("clutter-train", cfg.clutter_share),
             ("sheet-train", cfg.sheet_share),
             ("kde-train", cfg.kde_share),
+            ("gen-train", cfg.gen_share),
         )
         if share > 0
     ]
-    check_keys = ("hard-val", "clutter-val", "sheet-val", *(("kde-val",) if cfg.kde_share else ()))
+    check_keys = (
+        "hard-val",
+        "clutter-val",
+        "sheet-val",
+        *(("kde-val",) if cfg.kde_share else ()),
+        *(("gen-val",) if cfg.gen_share else ()),
+    )
     checks = {key: CropSet.load(paths[key]) for key in check_keys}
     log(
         f"train: real {len(real_train)} crops, synthetic {len(synth_train)}"
