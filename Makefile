@@ -9,7 +9,7 @@ PORT ?= 8000
 # Installs are stamped with the pyproject.toml they came from, so a rerun is quick.
 STAMP := $(VENV)/.stamp-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: test lint typecheck pytest serve venv train-deps test-train test-labelstudio test-labelstudio-ml clean-venv
+.PHONY: test lint typecheck pytest serve venv train-deps test-train train-gpu train-gpu-run test-labelstudio test-labelstudio-ml clean-venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -86,8 +86,23 @@ train-deps: $(STAMP) synth-fonts
 
 # A few training steps on tiny synthetic scenes, export, and a read through the runtime.
 test-train: train-deps
-	$(VENV)/bin/pytest tests/vision/test_train_smoke.py tests/hupai/test_retrain_train.py -m train \
-		-p no:cacheprovider
+	$(VENV)/bin/pytest tests/vision/test_train_smoke.py tests/hupai/test_retrain_train.py \
+		tests/hupai/test_gpu_recipe.py -m train -p no:cacheprovider
+
+# The GPU recipe (docs/training-gpu.md). Here: pack what a GPU run needs into $(GPU_PACK)
+# (≤ 64 MiB: the real set re-encoded, wheels, faces cache, font subsets). There (a GPU machine
+# with torch and no registry), from the repository root with the pack beside it:
+# `make train-gpu-run OUT=dir` — ≤ 9 minutes, finder.onnx + namer.onnx + logs in dir.
+GPU_PACK ?= build/gpu-pack
+train-gpu: train-deps
+	$(PY) -m hupai.training.gpu pack --out $(GPU_PACK) --real data/real
+
+train-gpu-run:
+	@test -n "$(OUT)" || { echo "usage: make train-gpu-run OUT=folder [GPU_PACK=$(GPU_PACK)]"; exit 2; }
+	python3 -m pip install -q --no-index --no-deps --no-compile $(GPU_PACK)/wheels/*.whl
+	python3 -m pip install -q --no-index --no-deps --no-build-isolation -e .
+	HUPAI_FACE_FONTS=$(abspath $(GPU_PACK))/fonts YOLO_OFFLINE=1 PYTHONUNBUFFERED=1 \
+		python3 -m hupai.training.gpu run --pack $(GPU_PACK) --out $(OUT)
 
 # The labelling loop against a real Label Studio on loopback (its own virtual environment:
 # label-studio pins its own Django stack; ~400 MB, a few minutes the first time).

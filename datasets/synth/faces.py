@@ -29,6 +29,7 @@ True
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -140,9 +141,19 @@ class FaceError(ValueError):
     """No font of a style's families is installed (the message names the packages)."""
 
 
+def font_file(font_id: str) -> tuple[Path, int]:
+    """Where font ``font_id`` is read from: ``$HUPAI_FACE_FONTS/<id>.ttf`` when that exists (a
+    GPU machine without the Debian fonts reads the subsets its pack carries,
+    :func:`hupai.training.gpu.subset_fonts`), else its Debian file and collection index."""
+    folder = os.environ.get("HUPAI_FACE_FONTS")
+    if folder and (Path(folder) / f"{font_id}.ttf").is_file():
+        return Path(folder) / f"{font_id}.ttf", 0
+    return FONTS[font_id]
+
+
 def installed_fonts(family: str) -> tuple[str, ...]:
     """The fonts of ``family`` whose files are present."""
-    return tuple(f for f in FAMILIES[family].fonts if FONTS[f][0].is_file())
+    return tuple(f for f in FAMILIES[family].fonts if font_file(f)[0].is_file())
 
 
 def usable_families(families: Sequence[str] = TRAINING_FAMILIES) -> tuple[str, ...]:
@@ -322,8 +333,12 @@ def _font(font_id: str):  # type: ignore[no-untyped-def]
     from PIL import ImageFont
 
     if font_id == "latin":
-        return ImageFont.truetype(str(LATIN_FONT), TEXT_PX)
-    path, index = FONTS[font_id]
+        if LATIN_FONT.is_file():
+            return ImageFont.truetype(str(LATIN_FONT), TEXT_PX)
+        font_id = next(
+            f for fam in FAMILIES.values() for f in fam.fonts if font_file(f)[0].is_file()
+        )
+    path, index = font_file(font_id)
     return ImageFont.truetype(str(path), TEXT_PX, index=index)
 
 
@@ -357,7 +372,7 @@ def text_mask(font_id: str, text: str) -> Mask:
     if all(has_glyph(font_id, ch) for ch in text if not ch.isascii()):
         return _raw_text(font_id, text)
     for fallback in (*FAMILIES["hei"].fonts, *FAMILIES["song"].fonts):
-        if FONTS[fallback][0].is_file() and all(has_glyph(fallback, ch) for ch in text):
+        if font_file(fallback)[0].is_file() and all(has_glyph(fallback, ch) for ch in text):
             return _raw_text(fallback, text)
     raise FaceError(f"no installed font draws {text!r}")
 

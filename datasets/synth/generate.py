@@ -13,6 +13,7 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -125,13 +126,21 @@ def sidecar(scene: Any, image_rel: str, seed: int, index: int) -> dict[str, Any]
 _RENDERER: Any = None
 
 
-def _init_worker(cache_folder: str, generated: Any = None) -> None:
+def _init_worker(
+    cache_folder: str, generated: Any = None, photos: tuple[str, ...] = (), photo_share: float = 0
+) -> None:
     import cv2
+    from hupai.datasets.synth.photos import load_photos
     from hupai.datasets.synth.render import Renderer
 
     global _RENDERER
     cv2.setNumThreads(1)
-    _RENDERER = Renderer(load_glyphs(Path(cache_folder)), generated)
+    _RENDERER = Renderer(
+        load_glyphs(Path(cache_folder)),
+        generated,
+        load_photos([Path(p) for p in photos]),
+        photo_share,
+    )
 
 
 def _split_of(seed: int, index: int, val_fraction: float) -> str:
@@ -202,9 +211,13 @@ def generate(
     overwrite: bool = False,
     progress: bool = True,
     generated: GeneratedFaces | None = None,
+    photos: Sequence[Path] = (),
+    photo_share: float = 0.4,
 ) -> SynthResult:
     """Render images ``start … start+n-1`` into the YOLO dataset folder ``out`` (``generated``:
-    a share of the scenes drawn with procedural set styles, :mod:`hupai.datasets.synth.faces`)."""
+    a share of the scenes drawn with procedural set styles, :mod:`hupai.datasets.synth.faces`;
+    ``photos``: real photographs, ``photo_share`` of the tables and rooms drawn from them,
+    :mod:`hupai.datasets.synth.photos`)."""
     if n < 1:
         raise SynthError(f"--n {n}: need at least one image")
     if not 64 <= size <= 4096:
@@ -226,17 +239,18 @@ def generate(
         split_dirs(out, split)
         (out / "layouts" / split).mkdir(parents=True, exist_ok=True)
     tasks = [(i, seed, size, val_fraction, str(out)) for i in range(start, start + n)]
+    init_args = (str(cache), generated, tuple(str(p) for p in photos), photo_share)
     began = time.perf_counter()
     boxes = 0
     done = 0
     step = max(1, n // 20)
     if workers == 1:
-        _init_worker(str(cache), generated)
+        _init_worker(*init_args)
         results = map(render_one, tasks)
         boxes, done = _drain(results, n, step, began, progress)
     else:
         ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
-        with ctx.Pool(workers, initializer=_init_worker, initargs=(str(cache), generated)) as pool:
+        with ctx.Pool(workers, initializer=_init_worker, initargs=init_args) as pool:
             boxes, done = _drain(
                 pool.imap_unordered(render_one, tasks, chunksize=4), n, step, began, progress
             )
@@ -256,6 +270,7 @@ def generate(
             "classes_version": CLASSES_VERSION,
             "render_version": RENDER_VERSION,
             "generated": asdict(generated) if generated else None,
+            "photos": {"files": len(photos), "share": photo_share} if photos else None,
             "images_per_second": round(done / seconds, 2),
             "workers": workers,
         }

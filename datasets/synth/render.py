@@ -21,6 +21,7 @@ from hupai.datasets.synth import effects, surfaces
 from hupai.datasets.synth.art import GlyphBank
 from hupai.datasets.synth.faces import RED_FIVES, TRAINING_FAMILIES, StyleGlyphs, random_style
 from hupai.datasets.synth.layout import Layout, PlacedTile, Pose, Prop, TileSize, random_layout
+from hupai.datasets.synth.photos import photo_surface
 from hupai.vision.classes import CLASS_NAMES
 
 Rng = np.random.Generator
@@ -35,7 +36,8 @@ Rng = np.random.Generator
 #: 0.6-0.85), a third of the rows edge to edge, and the 60 % rule for tiles cut or hidden.
 #: 5: tile faces from procedural set styles (:mod:`hupai.datasets.synth.faces`) when the
 #: renderer is given a share of them, with their red fives; standing rows also seen from a low
-#: webcam (elevation from 8°).
+#: webcam (elevation from 8°); real photographs as tables and rooms when given
+#: (:mod:`hupai.datasets.synth.photos`).
 RENDER_VERSION = 5
 #: Share of non-square images squeezed to a square afterwards, like the real set's photos.
 STRETCH_SHARE = 0.15
@@ -227,12 +229,21 @@ class Renderer:
     """Renders scenes from one glyph bank (and, given ``generated``, procedural set styles);
     cheap to call many times in one process."""
 
-    def __init__(self, bank: GlyphBank, generated: GeneratedFaces | None = None) -> None:
+    def __init__(
+        self,
+        bank: GlyphBank,
+        generated: GeneratedFaces | None = None,
+        photos: list[np.ndarray] | None = None,
+        photo_share: float = 0.4,
+    ) -> None:
         if not bank and generated is None:
             raise ValueError("no glyphs: the art cache is empty")
         self.bank = bank
         self.set_names = sorted(bank)
         self.generated = generated
+        # real photographs as tables and rooms (hupai.datasets.synth.photos), this share of each
+        self.photos = photos or []
+        self.photo_share = photo_share
 
     # -- choices -----------------------------------------------------------------------------
     def _camera(
@@ -357,7 +368,11 @@ class Renderer:
         x0, y0 = centre - half
         res = int(min(640, max(256, 2 * half * 0.9)))
         s = res / (2 * half)  # texture px per mm
-        tex = surfaces.table_texture(rng, res, res)
+        photo = bool(self.photos) and rng.random() < self.photo_share
+        if photo:  # a real photograph as the table (a share of scenes, when given photos)
+            tex = photo_surface(rng, self.photos, res, res)
+        else:
+            tex = surfaces.table_texture(rng, res, res)
         if not clean and rng.random() < 0.6:
             keep = ((lo[0] - x0) * s, (lo[1] - y0) * s, (hi[0] - x0) * s, (hi[1] - y0) * s)
             surfaces.flat_clutter(rng, tex, s, keep, int(rng.integers(1, 6)))
@@ -381,7 +396,11 @@ class Renderer:
         wgt = inv[2, 0] * xs[None, :] + inv[2, 1] * ys[:, None] + inv[2, 2]
         front = wgt > 0  # inverse homography weight = 1/depth: positive in front
         inside = np.where(front, inside, 0)[..., None]
-        back = surfaces.room(rng, h, w)
+        if self.photos and rng.random() < self.photo_share:  # a photo beyond the table, blurred
+            back = photo_surface(rng, self.photos, h, w)
+            back = cv2.GaussianBlur(back, (0, 0), float(rng.uniform(0.5, 3)))
+        else:
+            back = surfaces.room(rng, h, w)
         return table * inside + back * (1 - inside)
 
     def _shadows(
