@@ -604,7 +604,7 @@ def dot_colours(n: int, style: SetStyle) -> list[BGR]:
 
 
 # Bamboo: (x, y, angle) of each stick and the stick height (share of the content height).
-def stick_layout(n: int, style: SetStyle) -> tuple[list[tuple[float, float, float]], float]:
+def stick_layout(n: int, style: SetStyle) -> tuple[list[tuple[float, float, int]], float]:
     if n == 2:
         return [(0.5, 0.25, 0), (0.5, 0.75, 0)], 0.44
     if n == 3:

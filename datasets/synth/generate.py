@@ -249,7 +249,9 @@ def generate(
         results = map(render_one, tasks)
         boxes, done = _drain(results, n, step, began, progress)
     else:
-        ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+        # spawn, not fork: a parent that already ran OpenCV (a GPU run packs, then renders)
+        # can leave its thread pool locked in a forked child
+        ctx = multiprocessing.get_context("spawn")
         with ctx.Pool(workers, initializer=_init_worker, initargs=init_args) as pool:
             boxes, done = _drain(
                 pool.imap_unordered(render_one, tasks, chunksize=4), n, step, began, progress

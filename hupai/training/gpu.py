@@ -159,24 +159,36 @@ def pack_photos(out: Path, side: int = 640) -> int:
 
 def subset_fonts(out: Path, text: str = FACE_TEXT) -> list[str]:
     """Each installed face font cut down to ``text`` as ``out/<font id>.ttf`` (a few kB each:
-    the faces print no other character); returns the font ids written."""
-    from fontTools import subset
-    from fontTools.ttLib import TTFont
+    the faces print no other character); returns the font ids written. The subsets are made
+    once (a minute or two: the collections are large) into ``data/cache/font-subsets-*``."""
+    import hashlib
 
+    from hupai.datasets.synth.art import DEFAULT_CACHE_ROOT, build_once
+
+    def fill(tmp: Path) -> str:
+        from fontTools import subset
+        from fontTools.ttLib import TTFont
+
+        for font_id, (path, index) in FONTS.items():
+            if not path.is_file():
+                continue
+            font = TTFont(str(path), fontNumber=index, lazy=False)
+            options = subset.Options()
+            options.layout_features = ["*"]
+            options.notdef_outline = True
+            subsetter = subset.Subsetter(options)
+            subsetter.populate(text=text)
+            subsetter.subset(font)
+            font.save(str(tmp / f"{font_id}.ttf"))
+        return f"text: {text}\n"
+
+    key = hashlib.sha256(text.encode()).hexdigest()[:8]
+    cached = build_once(DEFAULT_CACHE_ROOT / f"font-subsets-{key}", fill)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for font_id, (path, index) in FONTS.items():
-        if not path.is_file():
-            continue
-        font = TTFont(str(path), fontNumber=index, lazy=False)
-        options = subset.Options()
-        options.layout_features = ["*"]
-        options.notdef_outline = True
-        subsetter = subset.Subsetter(options)
-        subsetter.populate(text=text)
-        subsetter.subset(font)
-        font.save(str(out / f"{font_id}.ttf"))
-        written.append(font_id)
+    for ttf in sorted(cached.glob("*.ttf")):
+        shutil.copyfile(ttf, out / ttf.name)
+        written.append(ttf.stem)
     return written
 
 

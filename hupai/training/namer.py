@@ -94,9 +94,10 @@ class NamerConfig:
     seed: int = 0
     threads: int = 2
     device: str = "cpu"  # "cuda:0" on a GPU machine (hupai.training.gpu)
-    offline: bool = (
-        False  # no apt-get (a GPU machine): Debian's sheets are neither built nor checked
-    )
+    # no apt-get (a GPU machine): Debian's sheets are neither built nor checked
+    offline: bool = False
+    # real photographs as some scenes' tables and rooms (hupai.datasets.synth.photos)
+    photos: bool = False
 
     @property
     def run_dir(self) -> Path:

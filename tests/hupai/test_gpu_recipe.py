@@ -28,7 +28,9 @@ def test_a_pack_over_the_limit_is_refused(tmp_path: Path) -> None:
         pack(tmp_path / "pack", real=REAL, config=TINY, wheels=False, real_limit=2, limit=1000)
 
 
-def test_a_tiny_gpu_run_on_the_cpu_writes_both_models(tmp_path: Path) -> None:
+def test_a_tiny_gpu_run_on_the_cpu_writes_both_models(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if not (REAL / "images" / "val").is_dir():
         pytest.skip(f"{REAL}: the real set is not imported (hupai data import-roboflow)")
     if not usable_families():
@@ -37,6 +39,10 @@ def test_a_tiny_gpu_run_on_the_cpu_writes_both_models(tmp_path: Path) -> None:
     assert sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) < PACK_LIMIT
     assert len(list((folder / "fonts").glob("*.ttf"))) >= 10
 
+    # as on a GPU machine: fonts and photos from the pack; the work folder kept under out
+    monkeypatch.setenv("HUPAI_FACE_FONTS", str(folder / "fonts"))
+    monkeypatch.setenv("HUPAI_PHOTOS", str(folder / "photos"))
+    monkeypatch.setenv("HUPAI_GPU_KEEP", "1")
     out = tmp_path / "out"
     summary = run(folder, out)
     assert json.loads((out / "summary.json").read_text())["minutes"] == summary["minutes"]
