@@ -20,7 +20,7 @@ from typing import Any
 import cv2
 import pytest
 from hupai.vision.classes import CLASS_NAMES
-from hupai.vision.detector import REPO_MODELS, models_in
+from hupai.vision.detector import SHIPPED_MODELS, models_in
 
 from hupai.labeling.backend import BackendOptions, Config, TaskError
 from hupai.labeling.backend_app import Reader, create_app
@@ -72,12 +72,12 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def reader() -> Reader:
-    finder, namer = models_in(REPO_MODELS)
+    finder, namer = models_in(SHIPPED_MODELS)
     return Reader(options(finder=finder, namer=namer))
 
 
 def options(**kw: Any) -> BackendOptions:
-    finder, namer = models_in(REPO_MODELS)
+    finder, namer = models_in(SHIPPED_MODELS)
     return BackendOptions(**{"finder": finder, "namer": namer, "model_version": "hupai test",
                              "threads": 1, **kw})  # fmt: skip
 
