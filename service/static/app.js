@@ -15,7 +15,7 @@
 //   undo.js      undo/redo stacks       rules.js     house rules changed mid-game
 //   settlement.js + settle.js   who pays whom, fewest transfers
 //   chart.js, qr.js   the trend chart, the QR code (vendor/uqr)
-import { $, api, showError } from "./dom.js";
+import { $, api, showError, startDialogs } from "./dom.js";
 import { applyStaticText, isZh, onLanguage, setLanguage } from "./i18n.js";
 import { fillTable, redrawForm, renderCity, showDiscarder } from "./form.js";
 import { addMeld, ensureTiles, renderTiles, updateMeldSeats } from "./hand.js";
@@ -28,6 +28,7 @@ import { startTable } from "./table.js";
 
 async function start() {
   applyStaticText();
+  startDialogs();
   $("lang").addEventListener("click", () => setLanguage(isZh() ? "en" : "zh"));
   buildPicker();
   try {
@@ -48,6 +49,7 @@ async function start() {
     rescore();
   });
   $("winner").addEventListener("change", () => {
+    showDiscarder();
     updateMeldSeats();
     renderTiles();
     rescore();

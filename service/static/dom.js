@@ -97,6 +97,29 @@ export function showError(err) {
   reveal(box);
 }
 
+/** Open ``dialog`` as a modal that the phone's Back button closes (the half-entered hand
+ * under it stays): the dialog takes a history entry while open, given back when it closes. */
+export function openDialog(dialog) {
+  if (dialog.open) return;
+  dialog.showModal();
+  history.pushState({ dialog: dialog.id }, "", location.href);
+  dialog.addEventListener(
+    "close",
+    () => {
+      if (history.state && history.state.dialog === dialog.id) history.back();
+    },
+    { once: true },
+  );
+}
+
+/** Back with a dialog open closes the dialog (its history entry is already gone). */
+export function startDialogs() {
+  window.addEventListener("popstate", () => {
+    const kept = history.state && history.state.dialog;
+    for (const d of document.querySelectorAll("dialog[open]")) if (d.id !== kept) d.close();
+  });
+}
+
 /** Ask before something is lost: resolves true for yes. */
 export function confirmAction(text, yes) {
   const dialog = $("confirm");
@@ -105,7 +128,7 @@ export function confirmAction(text, yes) {
   return new Promise((resolve) => {
     dialog.addEventListener("close", () => resolve(dialog.returnValue === "yes"), { once: true });
     dialog.returnValue = "";
-    dialog.showModal();
+    openDialog(dialog);
     $("confirm-no").focus();
   });
 }

@@ -209,17 +209,9 @@ function rowsControl(f, label) {
 export function renderCity() {
   const city = currentCity();
   localStorage.setItem("hupai.city", city.name);
-  const fields = $("city-fields");
   const options = $("city-options");
-  fields.replaceChildren();
   options.replaceChildren();
-  state.widgets.fields = city.fields
-    .filter((f) => !PHOTO_FIELDS.has(f.name))
-    .map((f) => {
-      const w = fieldControl(f);
-      fields.append(w.el);
-      return [f.name, w];
-    });
+  renderCityFields();
   state.widgets.options = city.options.map((f) => {
     const w = widget(f);
     options.append(w.el);
@@ -228,6 +220,20 @@ export function renderCity() {
   $("options-box").hidden = city.options.length === 0;
   moveSetApartTiles(city);
   renderTiles();
+}
+
+/** The city's own fields of a hand, blank (every hand starts without the last one's chickens,
+ * kongs …); the fields a table fills in itself (``state.tableFields``) are not shown. */
+export function renderCityFields() {
+  const fields = $("city-fields");
+  fields.replaceChildren();
+  state.widgets.fields = currentCity()
+    .fields.filter((f) => !PHOTO_FIELDS.has(f.name) && !state.tableFields.has(f.name))
+    .map((f) => {
+      const w = fieldControl(f);
+      fields.append(w.el);
+      return [f.name, w];
+    });
 }
 
 /** The tiles set apart above the hand are the indicator in one city and the fishing tiles in
@@ -245,9 +251,21 @@ function moveSetApartTiles(city) {
   }
 }
 
+/** The discarder is asked for a discard or a robbed kong; never the winner ("谁放炮？"
+ * until chosen: no default that silently scores the wrong player). */
 export function showDiscarder() {
   const win = $("win").value;
   $("discarder-label").hidden = !(win === "discard" || win === "robbed_kong");
+  const winner = $("winner").value;
+  const sel = $("discarder");
+  for (const o of sel.options) o.disabled = o.value === "" || o.value === winner;
+  if (sel.value === winner) sel.value = "";
+}
+
+/** Why the form cannot be scored yet (the discarder not chosen), or null. */
+export function formProblem() {
+  if (!$("discarder-label").hidden && $("discarder").value === "") return t("who_discarded");
+  return null;
 }
 
 /** The table context: everything of the score request but the tiles. */
@@ -258,7 +276,7 @@ export function context() {
     winner: Number($("winner").value),
     round_wind: $("round_wind").value,
   };
-  if (!$("discarder-label").hidden) ctx.discarder = Number($("discarder").value);
+  if (!$("discarder-label").hidden && $("discarder").value !== "") ctx.discarder = Number($("discarder").value);
   if ($("last_tile").checked) ctx.last_tile = true;
   if ($("first_turn").checked) ctx.first_turn = true;
   for (const [name, w] of state.widgets.fields) {
@@ -284,7 +302,10 @@ export function fillTable(meta) {
   for (const sel of document.querySelectorAll("select[data-seat]")) {
     for (const s of [0, 1, 2, 3]) sel.append(option(String(s), seatName(s), false));
   }
-  $("discarder").value = "1";
+  const ask = option("", t("who_discarded"), true);
+  ask.dataset.i18n = "who_discarded";
+  $("discarder").prepend(ask);
+  $("discarder").value = "";
   for (const i of meta.seats.keys()) $("round_wind").append(option(`${i + 1}z`, windText(i), i === 0));
 }
 

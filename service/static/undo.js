@@ -40,10 +40,21 @@ function saveStacks() {
   showStackButtons();
 }
 
-/** Undo and redo enabled while their stacks hold a change. */
+/** Undo and redo enabled while their stacks hold a change. Redo is offered only while the
+ * table is as the undo left it (``tableRevision``): any later change — on this phone or
+ * another, a hand or a house rule — and it is gone, never to re-apply an old edit later. It
+ * says what it will redo. */
 export function showStackButtons() {
+  const view = table.view();
+  const top = stacks.redo[stacks.redo.length - 1];
+  if (top && view && top.tableRevision !== null && top.tableRevision !== view.revision) {
+    stacks.redo = [];
+    sessionStorage.setItem(stacksKey(), JSON.stringify({ undo: stacks.undo, redo: stacks.redo }));
+  }
   $("game-undo").disabled = stacks.undo.length === 0;
-  $("game-redo").disabled = stacks.redo.length === 0;
+  const redo = $("game-redo");
+  redo.disabled = stacks.redo.length === 0;
+  redo.textContent = stacks.redo.length ? t("redo_what", { what: changeText(stacks.redo[stacks.redo.length - 1]) }) : t("redo");
 }
 
 /** A change made on this phone: it can be undone; what was undone can no longer be redone.
@@ -56,8 +67,10 @@ export function done(change, photo) {
   saveStacks();
 }
 
+/** A change in words, with the hand's number as the list shows it ("第 2 局"). */
 function changeText(c) {
-  const n = table.view().hands.findIndex((h) => h.number === c.number) + 1 || c.number;
+  const view = table.view();
+  const n = (view && view.hands && view.hands.findIndex((h) => h.number === c.number) + 1) || c.ordinal || c.number;
   return t(`act_${c.kind}`, { n });
 }
 
@@ -70,9 +83,11 @@ export async function undo() {
   try {
     const body = await api(`/v1/tables/${stacks.token}/hands/${change.number}/undo`, { method: "POST" });
     stacks.undo.pop();
-    stacks.redo.push({ ...change, revision: body.hand.revision });
-    saveStacks();
+    const undone = { ...change, revision: body.hand.revision, tableRevision: null };
+    stacks.redo.push(undone);
     await table.refresh();
+    undone.tableRevision = table.view().revision; // the table as this undo left it
+    saveStacks();
     setStatus(t("undone_what", { what: changeText(change) }));
   } catch (err) {
     showError(err);
@@ -86,6 +101,8 @@ export async function redo() {
   if (!change) return setStatus(t("nothing_to_redo"));
   if (!(await stillAsLeft(change, stacks.redo))) return;
   const base = `/v1/tables/${stacks.token}`;
+  await table.refresh();
+  if (!stacks.redo.length) return setStatus(t("nothing_to_redo")); // the table changed since
   try {
     let body;
     if (change.kind === "edit") {
