@@ -15,7 +15,7 @@
 //   undo.js      undo/redo stacks       rules.js     house rules changed mid-game
 //   settlement.js + settle.js   who pays whom, fewest transfers
 //   chart.js, qr.js   the trend chart, the QR code (vendor/uqr)
-import { $, api, showError, startDialogs } from "./dom.js";
+import { $, api, redrawStatus, showError, startDialogs } from "./dom.js";
 import { applyStaticText, isZh, onLanguage, setLanguage } from "./i18n.js";
 import { fillTable, redrawForm, renderCity, showDiscarder } from "./form.js";
 import { addMeld, ensureTiles, renderTiles, updateMeldSeats } from "./hand.js";
@@ -73,6 +73,7 @@ async function start() {
     showTyped();
     renderReading();
     redrawScore();
+    redrawStatus();
   });
   await startTable();
   document.body.dataset.ready = "1";

@@ -39,11 +39,24 @@ export function send(method, path, body) {
   return api(path, { method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 }
 
+let statusText = null; // the status line's words, said again after a change of language
+
+/** The status line: ``text`` a string, or a function giving it in the page's language (then
+ * said again when the language changes). */
 export function setStatus(text, busy) {
+  statusText = typeof text === "function" ? text : null;
   const s = $("status");
-  s.textContent = text;
+  s.textContent = statusText ? statusText() : text;
   s.classList.toggle("busy", Boolean(busy));
 }
+
+/** The status line in the page's language (after a switch). */
+export function redrawStatus() {
+  if (statusText) $("status").textContent = statusText();
+  if (shownError && !$("error").hidden) showError(shownError);
+}
+
+let shownError = null;
 
 let heldUntil = 0;
 
@@ -63,6 +76,7 @@ export function reveal(el) {
 /** Show ``err`` (an API error body or {local: text}) in the error box, or clear it (null).
  * The box is role=alert: screen readers announce it. */
 export function showError(err) {
+  shownError = err;
   const box = $("error");
   if (!err) {
     box.hidden = true;

@@ -27,12 +27,29 @@ export function isSeatField(f) {
 /** A form control for one field described by GET /v1/cities; get() is undefined when the
  * field is left at its default (the server then applies it). */
 export function widget(f, labelText) {
-  const doc = fieldDoc(f.name, f.doc);
   const wrap = document.createElement("label");
-  wrap.title = doc;
   const caption = document.createElement("span");
   caption.textContent = labelText || fieldLabel(f.name);
   if (!labelText) caption.dataset.field = f.name; // relabelled when the language changes
+  const w = control(f, wrap, caption);
+  if (!labelText && f.doc && !f.name.includes(".")) w.el = withHelp(w.el, f);
+  return w;
+}
+
+/** A field's control with its one-line help visible under it (phones show no tooltips). */
+function withHelp(el, f) {
+  const box = document.createElement("div");
+  box.className = "field";
+  const help = document.createElement("div");
+  help.className = "field-doc";
+  help.dataset.doc = f.name;
+  help.dataset.docEn = f.doc || "";
+  help.textContent = fieldDoc(f.name, f.doc);
+  box.append(el, help);
+  return box;
+}
+
+function control(f, wrap, caption) {
   if (f.type === "boolean") {
     const box = document.createElement("input");
     box.type = "checkbox";
@@ -103,6 +120,7 @@ function fieldControl(f) {
     const box = fieldset(label, f.name, f.doc);
     const parts = f.items.map((item, seat) => {
       const w = widget({ ...item, name: `${f.name}.${seat}`, default: undefined }, seatName(seat));
+      w.el.querySelector("span").dataset.seatName = seat; // named again on a change of language
       box.append(w.el);
       return w;
     });
@@ -120,6 +138,7 @@ function fieldControl(f) {
     const box = fieldset(label, f.name, f.doc);
     const boxes = [0, 1, 2, 3].map((seat) => {
       const w = widget({ name: `${f.name}.${seat}`, type: "boolean", default: false }, seatName(seat));
+      w.el.querySelector("span").dataset.seatName = seat;
       box.append(w.el);
       return w;
     });
@@ -142,6 +161,7 @@ function fieldset(label, name, enDoc) {
   const box = document.createElement("fieldset");
   const legend = document.createElement("legend");
   legend.textContent = label;
+  if (name && label === fieldLabel(name)) legend.dataset.field = name;
   box.append(legend);
   const p = document.createElement("div");
   p.className = "field-doc";
@@ -181,6 +201,7 @@ function rowsControl(f, label) {
   const add = document.createElement("button");
   add.type = "button";
   add.textContent = `+ ${label}`;
+  add.dataset.addField = f.name;
   add.addEventListener("click", () => {
     const row = objectControl(f.items.fields, `${label} ${rows.length + 1}`, f.name, "");
     const remove = document.createElement("button");
@@ -315,6 +336,7 @@ export function relabelSeatSelects() {
   for (const sel of document.querySelectorAll("select[data-seat]")) {
     for (const o of sel.options) if (o.value !== "") o.textContent = seatName(Number(o.value));
   }
+  for (const el of document.querySelectorAll("[data-seat-name]")) el.textContent = seatName(Number(el.dataset.seatName));
 }
 
 /** The form's words in the page's language (the values kept). */
@@ -325,6 +347,7 @@ export function redrawForm() {
   for (const o of $("round_wind").options) o.textContent = windText(Number(o.value[0]) - 1);
   relabelSeatSelects();
   for (const el of document.querySelectorAll("[data-field]")) el.textContent = fieldLabel(el.dataset.field);
+  for (const el of document.querySelectorAll("[data-add-field]")) el.textContent = `+ ${fieldLabel(el.dataset.addField)}`;
   for (const o of document.querySelectorAll("option[data-choice]")) o.textContent = choiceText(o.dataset.choice);
   for (const el of document.querySelectorAll("[data-doc]")) el.textContent = fieldDoc(el.dataset.doc, el.dataset.docEn);
 }

@@ -519,6 +519,10 @@ const ITEM_ZH = {
 };
 // The city's own request fields, by name.
 const FIELD_ZH = {
+  black_chicken: "乌骨鸡（八筒也算鸡）",
+  discarder_pays_all: "点炮包三家",
+  indomitable: "霸王精",
+  plain_needs_self_draw: "平胡需自摸",
   combine: "计分方式",
   min_points: "起胡分",
   allow_chow_claim: "允许吃牌",
@@ -588,6 +592,10 @@ const FLOWER_EN = ["plum", "orchid", "chrysanthemum", "bamboo", "spring", "summe
 
 // Field help from GET /v1/cities is English: in Chinese, this help (by field name) or none.
 const FIELD_DOC_ZH = {
+  black_chicken: "八筒也算鸡，每张 2 分（不算金鸡、冲锋鸡、责任鸡）",
+  discarder_pays_all: "点炮（或抢杠）时放炮者替三家付这一手（× 3）；炮子照常",
+  indomitable: "只有一家手里有精时的霸王精：翻倍，或加 10 分",
+  plain_needs_self_draw: "只有平胡的牌不能点炮胡，要自摸",
   fishing: "胡牌后从牌墙末尾翻开的最多三张牌",
   sealed: "封胡：哪一家被封、被谁封",
   "sealed.seat": "被封的一家：这一局不能胡",
@@ -610,6 +618,8 @@ const FIELD_DOC_ZH = {
 };
 // The values of the cities' choice fields (options), by value.
 const CHOICE_ZH = {
+  double: "翻倍",
+  plus_ten: "加 10 分",
   max: "取最高一项",
   sum: "各项相加",
   green_red_white: "发→中→白",
@@ -682,7 +692,9 @@ export function lang() {
 export const isZh = () => LANG === "zh";
 
 export function t(key, vars) {
-  let text = (TEXT[LANG] && TEXT[LANG][key]) || TEXT.en[key] || key;
+  // an empty text is a text ("" money unit in English), not a missing one
+  const own = TEXT[LANG] && TEXT[LANG][key];
+  let text = own !== undefined ? own : TEXT.en[key] !== undefined ? TEXT.en[key] : key;
   for (const [k, v] of Object.entries(vars || {})) text = text.split(`{${k}}`).join(String(v));
   return text;
 }
@@ -748,7 +760,9 @@ export function groupText(group) {
 
 export function fieldLabel(name) {
   const last = String(name).split(".").pop();
-  return LANG === "zh" ? FIELD_ZH[name] || FIELD_ZH[last] || "选项" : last.replace(/_/g, " ");
+  if (LANG === "zh") return FIELD_ZH[name] || FIELD_ZH[last] || "选项";
+  const words = last.replace(/_/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** A field's help: the API's (English) or this page's Chinese, or none. */
@@ -757,8 +771,31 @@ export function fieldDoc(name, doc) {
   return FIELD_DOC_ZH[name] || "";
 }
 
+// The options' choices in English words (the API's codes otherwise: "sum", "all_pay").
+const CHOICE_EN = {
+  max: "the highest row",
+  sum: "rows added up",
+  natural: "natural (no spirit used as a wild)",
+  no_spirits: "no spirits in hand",
+  off: "off",
+  discarder: "the discarder pays",
+  all_pay: "all three pay (the discarder double)",
+  seven: "seven tiles",
+  three: "three tiles",
+  next_only: "the next tile only",
+  all: "all three pay",
+  feeder: "the feeder alone pays",
+  next: "the tile after the flipped one",
+  flipped_and_next: "the flipped tile and the next",
+  double: "double",
+  plus_ten: "plus 10",
+  kong: "exposed kong",
+  added_kong: "added kong",
+  concealed_kong: "concealed kong",
+};
+
 export function choiceText(value) {
-  if (LANG !== "zh") return String(value);
+  if (LANG !== "zh") return CHOICE_EN[value] || String(value).replace(/_/g, " ");
   return CHOICE_ZH[value] || String(value);
 }
 

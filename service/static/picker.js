@@ -79,8 +79,20 @@ function showLikely(target) {
   }
 }
 
+/** Only the tiles the table's city plays with: 108 (no honours, no flowers), 136 (no
+ * flowers) or 144. */
+function showCityTiles() {
+  const city = state.meta.cities.find((c) => c.name === $("city").value);
+  const count = (city && city.tiles) || 144;
+  for (const c of $("picker-grid").querySelectorAll(".chip")) {
+    const suit = c.dataset.tile[1];
+    c.hidden = (suit === "z" && count < 136) || (suit === "f" && count < 144);
+  }
+}
+
 export function openPicker(target) {
   state.picker = target;
+  showCityTiles();
   showLikely(target);
   markFull(target);
   const editing = target.row !== "meld" && target.index < state.tiles[target.row].length;

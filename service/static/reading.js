@@ -21,13 +21,13 @@ export const SUGGEST_MIN_P = 0.3;
 
 /** The photo made small, then sent with the progress in the status line. */
 export async function sendPhoto(url, file, fields) {
-  setStatus(t("shrinking"), true);
+  setStatus(() => t("shrinking"), true);
   const photo = await shrinkPhoto(file);
   const form = new FormData();
   form.append("photo", photo, "photo.jpg");
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   const kb = Math.round(photo.size / 1024);
-  setStatus(t("uploading", { pct: 0, kb }), true);
+  setStatus(() => t("uploading", { pct: 0, kb }), true);
   const body = await postWithProgress(url, form, (f) => {
     setStatus(f < 1 ? t("uploading", { pct: Math.round(f * 100), kb }) : t("reading_tiles"), true);
   });
@@ -56,7 +56,7 @@ export async function scorePhoto(file) {
     showReading(body.reading, body.annotated_image, body.request);
     if (body.score) {
       renderScore(body.score);
-      setStatus(t("read_n", { n: body.reading.detections.class_id.length, s: body.reading.seconds }));
+      setStatus(() => t("read_n", { n: body.reading.detections.class_id.length, s: body.reading.seconds }));
     } else {
       setStatus("");
       if (body.score_error) showError(body.score_error);

@@ -33,19 +33,19 @@ export async function rescoreNow() {
     state.seq += 1; // an answer still on its way is for other tiles
     $("result").hidden = true;
     showError(null);
-    setStatus(problem.local);
+    setStatus(() => ((state.tiles && notReady()) || problem).local);
     call("unscorable", null);
     return;
   }
   const request = { ...context(), ...tileFields() };
   const seq = ++state.seq;
-  setStatus(t("scoring"), true);
+  setStatus(() => t("scoring"), true);
   try {
     const scored = await call("score", () => scoreHand(request), seq);
     if (seq !== state.seq || !scored) return;
     showError(null);
     renderScore(scored.result, scored.byPlayer);
-    setStatus(verdictText(scored.result));
+    setStatus(() => verdictText(scored.result));
   } catch (err) {
     if (seq !== state.seq) return;
     scoreFailed(err);

@@ -47,13 +47,13 @@ export async function shareSettlement(view) {
     if (navigator.share) await navigator.share({ text });
     else {
       await navigator.clipboard.writeText(text);
-      setStatus(t("copied"));
+      setStatus(() => t("copied"));
     }
   } catch (e) {
     $("settle-copy").hidden = false;
     $("settle-copy").value = text;
     $("settle-copy").select();
-    setStatus(t("copy_failed"));
+    setStatus(() => t("copy_failed"));
   }
 }
 

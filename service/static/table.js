@@ -104,7 +104,7 @@ export async function startTable() {
     const city = state.meta.cities.find((c) => c.name === game.view.city);
     openRules(game.view, city, game.token, async () => {
       await refreshTable();
-      setStatus(t("rules_changed"));
+      setStatus(() => t("rules_changed"));
     });
   });
   $("settle-text").addEventListener("click", () => shareSettlement(game.view));
@@ -413,7 +413,7 @@ function startRecording() {
   showDiscarder();
   $("to-table").hidden = false;
   $("table-add").disabled = true;
-  setStatus(t("choose_winner"));
+  setStatus(() => t("choose_winner"));
   $("table").scrollIntoView({ block: "start" });
   $("winner").focus();
 }
@@ -458,7 +458,7 @@ async function readPhoto(file, seq) {
   if (seq !== state.seq) return null;
   game.photo = photo;
   showReading(body.reading, body.annotated_image, body.reading.request);
-  setStatus(t("read_n_short", { n: body.reading.detections.class_id.length }));
+  setStatus(() => t("read_n_short", { n: body.reading.detections.class_id.length }));
   rescoreNow(); // at once: the player is waiting for this score
   return null;
 }
@@ -467,7 +467,7 @@ async function readPhoto(file, seq) {
 async function preview(seq) {
   if ($("winner").value === "") {
     $("table-add").disabled = true;
-    setStatus(t("choose_winner"));
+    setStatus(() => t("choose_winner"));
     $("result").hidden = true;
     return null;
   }
@@ -483,7 +483,7 @@ async function preview(seq) {
 async function addHand() {
   if ($("winner").value === "") return showError({ local: t("choose_winner") });
   const entry = tableEntry();
-  setStatus(t("adding"), true);
+  setStatus(() => t("adding"), true);
   try {
     let body;
     if (game.photo) {
@@ -497,7 +497,7 @@ async function addHand() {
     done({ kind: "add", number: body.hand.number, revision: body.hand.revision, entry, ordinal: game.view.hands.length + 1 }, game.photo);
     await refreshTable();
     stopRecording(false);
-    setStatus(t("hand_added", { what: describeHand(body.hand) }));
+    setStatus(() => t("hand_added", { what: describeHand(body.hand) }));
   } catch (err) {
     setStatus("");
     showError(err);
@@ -533,7 +533,7 @@ async function addDraw() {
     stopEditingDraw();
     $("draw-box").hidden = true;
     await refreshTable();
-    setStatus(t(fixing ? "hand_changed" : "draw_added"));
+    setStatus(() => t(fixing ? "hand_changed" : "draw_added"));
   } catch (err) {
     showError(err);
   }
@@ -581,7 +581,7 @@ async function deleteDraw() {
     stopEditingDraw();
     $("draw-box").hidden = true;
     await refreshTable();
-    setStatus(t("hand_deleted"));
+    setStatus(() => t("hand_deleted"));
   } catch (err) {
     showError(err);
   }
@@ -650,7 +650,7 @@ async function saveHand() {
     done({ kind: "edit", number, revision: body.hand.revision, entry, ordinal: ordinalOf(number) });
     await refreshTable();
     stopRecording(false);
-    setStatus(t("hand_changed"));
+    setStatus(() => t("hand_changed"));
   } catch (err) {
     showError(err);
     if (err.code === "stale") await refreshTable();
@@ -666,7 +666,7 @@ async function deleteHand() {
     done({ kind: "delete", number, revision: body.hand ? body.hand.revision : revision + 1, ordinal: n });
     await refreshTable();
     stopRecording(false);
-    setStatus(t("hand_deleted"));
+    setStatus(() => t("hand_deleted"));
   } catch (err) {
     showError(err);
   }
@@ -726,7 +726,7 @@ async function createTable(event) {
     startUndo(game.token, () => game.view, refreshTable);
     showTable(view);
     startPolling();
-    setStatus(t("table_started", { players: view.players.join(isZh() ? "、" : ", ") }));
+    setStatus(() => t("table_started", { players: view.players.join(isZh() ? "、" : ", ") }));
   } catch (err) {
     const box = $("nt-error");
     const { message } = errorText(err);

@@ -78,7 +78,7 @@ function changeText(c) {
  * (undoing an add deletes the hand). The change moves to the redo stack. */
 export async function undo() {
   const change = stacks.undo[stacks.undo.length - 1];
-  if (!change) return setStatus(t("nothing_to_undo"));
+  if (!change) return setStatus(() => t("nothing_to_undo"));
   if (!(await stillAsLeft(change, stacks.undo))) return;
   try {
     const body = await api(`/v1/tables/${stacks.token}/hands/${change.number}/undo`, { method: "POST" });
@@ -88,7 +88,7 @@ export async function undo() {
     await table.refresh();
     undone.tableRevision = table.view().revision; // the table as this undo left it
     saveStacks();
-    setStatus(t("undone_what", { what: changeText(change) }));
+    setStatus(() => t("undone_what", { what: changeText(change) }));
   } catch (err) {
     showError(err);
   }
@@ -98,11 +98,11 @@ export async function undo() {
  * photo while this page still holds it), an edit is saved again, a delete deleted again. */
 export async function redo() {
   const change = stacks.redo[stacks.redo.length - 1];
-  if (!change) return setStatus(t("nothing_to_redo"));
+  if (!change) return setStatus(() => t("nothing_to_redo"));
   if (!(await stillAsLeft(change, stacks.redo))) return;
   const base = `/v1/tables/${stacks.token}`;
   await table.refresh();
-  if (!stacks.redo.length) return setStatus(t("nothing_to_redo")); // the table changed since
+  if (!stacks.redo.length) return setStatus(() => t("nothing_to_redo")); // the table changed since
   try {
     let body;
     if (change.kind === "edit") {
@@ -121,7 +121,7 @@ export async function redo() {
     stacks.undo.push({ ...change, number: body.hand.number, revision: body.hand.revision });
     saveStacks();
     await table.refresh();
-    setStatus(t("redone_what", { what: changeText(change) }));
+    setStatus(() => t("redone_what", { what: changeText(change) }));
   } catch (err) {
     showError(err);
   }
