@@ -6,7 +6,7 @@
 import { $, api, send, setStatus, showError } from "./dom.js";
 import { t } from "./i18n.js";
 
-const stacks = { token: null, undo: [], redo: [] };
+const stacks = { token: null, undo: [], redo: [], busy: false };
 const photos = new Map(); // change id → the photo of a hand this page added (for redo)
 let table = { view: () => null, refresh: async () => {} };
 
@@ -47,7 +47,7 @@ function saveStacks() {
 export function showStackButtons() {
   const view = table.view();
   const top = stacks.redo[stacks.redo.length - 1];
-  if (top && view && top.tableRevision !== null && top.tableRevision !== view.revision) {
+  if (top && view && !stacks.busy && top.tableRevision !== view.revision) {
     stacks.redo = [];
     sessionStorage.setItem(stacksKey(), JSON.stringify({ undo: stacks.undo, redo: stacks.redo }));
   }
@@ -80,18 +80,28 @@ export async function undo() {
   const change = stacks.undo[stacks.undo.length - 1];
   if (!change) return setStatus(() => t("nothing_to_undo"));
   if (!(await stillAsLeft(change, stacks.undo))) return;
+  stacks.busy = true; // the table changes under this undo: not a newer change
   try {
     const body = await api(`/v1/tables/${stacks.token}/hands/${change.number}/undo`, { method: "POST" });
     stacks.undo.pop();
-    const undone = { ...change, revision: body.hand.revision, tableRevision: null };
-    stacks.redo.push(undone);
-    await table.refresh();
-    undone.tableRevision = table.view().revision; // the table as this undo left it
-    saveStacks();
+    stacks.redo.push({ ...change, revision: body.hand.revision });
+    await settled();
     setStatus(() => t("undone_what", { what: changeText(change) }));
   } catch (err) {
     showError(err);
+  } finally {
+    stacks.busy = false;
+    showStackButtons();
   }
+}
+
+/** After this phone's undo or redo: the table shown again, and the changes left to redo
+ * belong to the table as it is now. */
+async function settled() {
+  await table.refresh();
+  const revision = table.view().revision;
+  for (const c of stacks.redo) c.tableRevision = revision;
+  saveStacks();
 }
 
 /** Make the latest undone change again: an added hand or draw is added again (with its
@@ -103,6 +113,7 @@ export async function redo() {
   const base = `/v1/tables/${stacks.token}`;
   await table.refresh();
   if (!stacks.redo.length) return setStatus(() => t("nothing_to_redo")); // the table changed since
+  stacks.busy = true;
   try {
     let body;
     if (change.kind === "edit") {
@@ -119,11 +130,13 @@ export async function redo() {
     }
     stacks.redo.pop();
     stacks.undo.push({ ...change, number: body.hand.number, revision: body.hand.revision });
-    saveStacks();
-    await table.refresh();
+    await settled();
     setStatus(() => t("redone_what", { what: changeText(change) }));
   } catch (err) {
     showError(err);
+  } finally {
+    stacks.busy = false;
+    showStackButtons();
   }
 }
 
