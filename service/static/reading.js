@@ -65,7 +65,29 @@ export async function scorePhoto(file) {
     if (seq !== state.seq) return;
     setStatus("");
     showError(err);
+    if (err && err.code === "unreachable") offerRetry(file, seq);
   }
+}
+
+let retryWhenOnline = null;
+
+/** The link was lost mid-upload: a 重试 button under the error, and the photo sent again by
+ * itself when the phone is back online (unless another photo or hand came meanwhile). */
+function offerRetry(file, seq) {
+  const again = () => {
+    window.removeEventListener("online", retryWhenOnline);
+    retryWhenOnline = null;
+    if (seq === state.seq) scorePhoto(file);
+  };
+  const button = document.createElement("button");
+  button.type = "button";
+  button.id = "retry";
+  button.textContent = t("retry");
+  button.addEventListener("click", again);
+  $("error").append(button);
+  if (retryWhenOnline) window.removeEventListener("online", retryWhenOnline);
+  retryWhenOnline = again;
+  window.addEventListener("online", again, { once: true });
 }
 
 /** A photo's reading becomes the hand's tiles (in the photo's order) and is drawn. */

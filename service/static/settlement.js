@@ -87,6 +87,5 @@ export async function saveSettlementImage(view) {
   if (a.href) URL.revokeObjectURL(a.href);
   a.href = URL.createObjectURL(blob);
   a.download = "settlement.png";
-  a.hidden = false;
-  a.click();
+  a.click(); // one button: the link stays hidden, only used to save the picture
 }

@@ -112,7 +112,8 @@ export async function startTable() {
   $("table-add").addEventListener("click", addHand);
   $("table-save").addEventListener("click", saveHand);
   $("table-delete").addEventListener("click", deleteHand);
-  $("table-cancel").addEventListener("click", () => stopRecording(true));
+  $("table-cancel").addEventListener("click", cancelRecording);
+  $("share-copy").addEventListener("click", copyReadLink);
   for (const id of ["nt-p0", "nt-p1", "nt-p2", "nt-p3"]) $(id).addEventListener("input", fillDealerChoice);
   window.addEventListener("hashchange", () => openTable(tokenFromUrl()));
   document.addEventListener("visibilitychange", () => document.hidden || poll());
@@ -148,6 +149,7 @@ function showTable(view) {
   game.view = view;
   document.body.dataset.mode = "table";
   document.body.dataset.access = view.access;
+  $("read-only-tag").hidden = view.access === "write";
   $("game-none").hidden = true;
   $("game-on").hidden = false;
   $("game-name").textContent = view.name || t("game");
@@ -352,7 +354,7 @@ function renderShare(view) {
   const read = `${location.origin}/#table=${view.read_token}`;
   $("share-read").value = read;
   const writable = view.access === "write";
-  $("share-write-label").hidden = !writable;
+  $("share-write-box").hidden = !writable;
   if (writable) $("share-write").value = `${location.origin}/#table=${view.write_token}`;
   $("export-csv").href = `/v1/tables/${game.token}/export.csv${isZh() ? "?lang=zh" : ""}`;
   $("export-json").href = `/v1/tables/${game.token}/export.json`;
@@ -418,6 +420,24 @@ function startRecording() {
   $("winner").focus();
 }
 
+/** 取消: a hand with a read photo or tiles on it is thrown away only when the player says so. */
+async function cancelRecording() {
+  const work = game.photo || (state.tiles && state.tiles.hand.length > 0);
+  if (work && !(await confirmAction(t("confirm_drop_photo"), t("drop")))) return;
+  stopRecording(true);
+}
+
+async function copyReadLink() {
+  const input = $("share-read");
+  try {
+    await navigator.clipboard.writeText(input.value);
+    setStatus(() => t("copied"));
+  } catch (e) {
+    input.select();
+    setStatus(() => t("copy_failed"));
+  }
+}
+
 function stopRecording(cancelled) {
   clearHand();
   document.body.classList.remove("recording");
@@ -434,7 +454,7 @@ function clearHand() {
   $("discarder").value = "";
   clearReading();
   showError(null);
-  for (const id of ["table-save", "table-delete", "editing-note"]) $(id).hidden = true;
+  for (const id of ["table-save", "table-delete", "editing-banner"]) $(id).hidden = true;
   $("table-add").hidden = false;
   renderTiles();
   showTyped();
@@ -631,8 +651,8 @@ function editHand(hand) {
   showDiscarder();
   state.tiles = tilesFromRequest(e, null);
   updateMeldSeats();
-  $("editing-note").textContent = t("fixing", { n: game.view.hands.indexOf(hand) + 1 });
-  for (const id of ["editing-note", "table-save", "table-delete", "to-table"]) $(id).hidden = false;
+  $("editing-banner").textContent = t("fixing", { n: game.view.hands.indexOf(hand) + 1 });
+  for (const id of ["editing-banner", "table-save", "table-delete", "to-table"]) $(id).hidden = false;
   $("table-add").hidden = true;
   relabelSeatSelects();
   renderHands(game.view);

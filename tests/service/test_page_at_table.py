@@ -431,3 +431,92 @@ def test_back_closes_the_picker_and_keeps_the_hand(browser: Any, url: str) -> No
     assert page.url == where
     assert page.get_by_test_id("notation").input_value() == "123m456m"
     phone.close()
+
+
+# -- row 17: a photo the phone cannot open is said at once -----------------------------------
+
+
+def test_a_truncated_photo_is_refused_at_once_without_uploading(
+    browser: Any, url: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "cut.jpg"
+    whole = jpeg(3000, 2000)
+    path.write_bytes(whole[: len(whole) // 3])
+    phone = Phone(browser, PORTRAIT, "zh-CN")
+    page = phone.open(url + "/")
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if "/v1/" in r.url else None)
+    page.select_option("#city", "guiyang")
+    page.get_by_test_id("photo").set_input_files(str(path))
+    expect(page.get_by_test_id("error")).to_contain_text("照片打不开", timeout=3000)
+    assert not [u for u in sent if "/read" in u or "/score" in u], sent
+    phone.close()
+
+
+# -- row 15: the link lost mid-upload: 重试 -------------------------------------------------
+
+
+def test_a_lost_link_offers_retry_and_retries_when_it_is_back(
+    browser: Any, url: str, photo: Path
+) -> None:
+    phone = Phone(browser, PORTRAIT, "zh-CN")
+    page = phone.open(url + "/")
+    start_table(page, PLAYERS["zh-CN"])
+    page.get_by_test_id("record-win").click()
+    page.select_option("#winner", "1")
+    phone.context.set_offline(True)
+    page.get_by_test_id("photo").set_input_files(str(photo))
+    expect(page.get_by_test_id("error")).to_contain_text("连不上服务器")
+    expect(page.locator("#retry")).to_be_visible()
+    phone.context.set_offline(False)  # back: retried by itself
+    expect(page.get_by_test_id("result")).to_be_visible()
+    expect(page.get_by_test_id("error")).to_be_hidden()
+    phone.close()
+
+
+# -- row 21: editing said at the top, read-only said, a read photo not thrown away -----------
+
+
+def test_editing_is_said_at_the_top_and_cancel_asks_before_losing_a_photo(
+    browser: Any, url: str, photo: Path
+) -> None:
+    phone = Phone(browser, PORTRAIT, "zh-CN")
+    page = phone.open(url + "/")
+    start_table(page, PLAYERS["zh-CN"])
+    record(page, 1, photo=photo)
+    page.click("#table-cancel")
+    expect(page.locator("#confirm")).to_be_visible()  # a read photo: asked first
+    page.click("#confirm-no")
+    expect(page.get_by_test_id("result")).to_be_visible()  # kept
+    add(page, None)
+    page.locator("#hand-list li[data-ordinal='1'] button.fix").click()
+    banner = page.locator("#editing-banner")
+    expect(banner).to_be_visible()
+    expect(banner).to_contain_text("第 1 局")
+    box = banner.bounding_box()
+    assert box["y"] >= 0 and box["y"] + box["height"] <= PORTRAIT["height"]  # on screen
+    # the read-only phone says so
+    read = page.locator("#share-read").input_value()
+    viewer = Phone(browser, PORTRAIT, "zh-CN")
+    view = viewer.open(read)
+    expect(view.locator("#read-only-tag")).to_have_text("只读")
+    viewer.close()
+    phone.close()
+
+
+# -- row 14: the share box: the read link first with 复制, the write link folded ------------
+
+
+def test_the_share_box_copies_the_read_link_and_folds_the_write_link(
+    browser: Any, url: str
+) -> None:
+    phone = Phone(browser, PORTRAIT, "zh-CN")
+    page = phone.open(url + "/")
+    start_table(page, PLAYERS["zh-CN"])
+    page.click("#game-share")
+    expect(page.locator("#share-copy")).to_be_visible()
+    assert page.locator("#share-write").is_hidden()  # folded
+    expect(page.locator("#share-write-box summary")).to_contain_text("私密")
+    page.click("#share-copy")
+    expect(page.locator("#status")).to_contain_text("复制")
+    phone.close()
