@@ -54,9 +54,11 @@ async function start() {
     renderTiles();
     rescore();
   });
-  $("table").addEventListener("change", (e) => {
-    if (!["city", "win", "winner"].includes(e.target.id)) rescore();
-  });
+  for (const id of ["table", "more"]) {
+    $(id).addEventListener("change", (e) => {
+      if (!["city", "win", "winner"].includes(e.target.id)) rescore();
+    });
+  }
   startReading();
   startNotation();
   $("manual").addEventListener("click", () => {

@@ -520,3 +520,40 @@ def test_the_share_box_copies_the_read_link_and_folds_the_write_link(
     page.click("#share-copy")
     expect(page.locator("#status")).to_contain_text("复制")
     phone.close()
+
+
+# -- row 8: winner → how → photo → add, without scrolling ------------------------------------
+
+
+def in_view(page: Any, selector: str) -> bool:
+    box = page.locator(selector).bounding_box()
+    size = page.viewport_size
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= size["height"]
+
+
+def test_a_photo_hand_takes_five_taps_and_no_scroll(browser: Any, url: str, photo: Path) -> None:
+    phone = Phone(browser, PORTRAIT, "zh-CN")
+    page = phone.open(url + "/")
+    start_table(page, PLAYERS["zh-CN"])
+    taps = 0
+    for selector in ("#record-win",):
+        assert in_view(page, selector), selector
+        page.click(selector)
+        taps += 1
+    for selector, value in (("#winner", "1"), ("#win", "self_draw")):
+        assert in_view(page, selector), selector
+        page.select_option(selector, value)
+        taps += 1
+    assert in_view(page, "label[for='photo']"), "the photo button is below the fold"
+    page.get_by_test_id("photo").set_input_files(str(photo))
+    taps += 1
+    expect(page.locator("#table-add")).to_be_enabled()
+    page.wait_for_timeout(600)  # the score's smooth scroll, if any
+    assert in_view(page, "#table-add"), "the add button is below the fold"
+    page.click("#table-add")
+    taps += 1
+    expect(page.locator("#hand-list li")).to_have_count(1)
+    print(f"\ntaps from 记一局胡牌 to the scoreboard: {taps}")
+    assert taps <= 5
+    assert totals(page) == [-1, 3, -1, -1]
+    phone.close()
