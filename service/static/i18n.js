@@ -606,6 +606,20 @@ const FLOWER_EN = ["plum", "orchid", "chrysanthemum", "bamboo", "spring", "summe
 
 // Field help from GET /v1/cities is English: in Chinese, this help (by field name) or none.
 const FIELD_DOC_ZH = {
+  combine: "取最高一项：只算最高的一项；各项相加：符合的各项加起来",
+  min_points: "胡牌者（封胡、钓鱼之前）至少要收的分（0 = 不限）",
+  allow_chow_claim: "允许吃牌副露（规则原文只说碰和杠）",
+  dragon_cycle: "翻出箭牌时下一张是哪张：原文的发→中→白，或中→发→白",
+  virtuous_mode: "德国怎么算：没把精当百搭用时算、手里没有精时才算、或不算",
+  payment_model: "点炮胡谁付：只由放炮者付，或三家都付（放炮者加倍）",
+  baida_mode: "哪些牌是百搭：翻牌的另 3 张和下一张的 4 张、只算翻牌的 3 张、或只算下一张的 4 张",
+  min_tai: "胡牌至少要的台数（翻倍前；0 = 不限）",
+  exposed_bean_payer: "明杠的 1 分谁付：三家都付，或只由放杠者付",
+  added_bean_payer: "补杠的 3 分谁付：三家都付，或只由供碰牌者付",
+  chickens_require_ready: "只有胡牌者和听牌的人算鸡分（要填“听牌的玩家”）；其他人照付",
+  wild_chicken: "野鸡是翻牌的下一张；或翻牌本身和下一张",
+  base_points: "底分：胡牌和黄牌的分都乘以它",
+  base_score: "底分：胡牌、炮子和杠的分都是它的倍数",
   black_chicken: "八筒也算鸡，每张 2 分（不算金鸡、冲锋鸡、责任鸡）",
   discarder_pays_all: "点炮（或抢杠）时放炮者替三家付这一手（× 3）；炮子照常",
   indomitable: "只有一家手里有精时的霸王精：翻倍，或加 10 分",

@@ -557,3 +557,47 @@ def test_a_photo_hand_takes_five_taps_and_no_scroll(browser: Any, url: str, phot
     assert taps <= 5
     assert totals(page) == [-1, 3, -1, -1]
     phone.close()
+
+
+# -- row 12: every option has a real label and visible help; row 20: the English page -------
+
+
+@pytest.mark.parametrize("city", ["nanning", "nanchang", "ningbo", "guiyang", "shaanxi"])
+def test_every_option_has_a_label_and_visible_help(browser: Any, url: str, city: str) -> None:
+    phone = Phone(browser, PORTRAIT, "zh-CN")
+    page = phone.open(url + "/")
+    page.click("#game-start")
+    page.locator("#nt-city").select_option(city)
+    fields = page.locator("#nt-options #city-options > *")
+    assert fields.count() > 0
+    for i in range(fields.count()):
+        field = fields.nth(i)
+        label = field.locator("span").first.inner_text()
+        assert label != "选项", field.inner_html()
+        help_line = field.locator(".field-doc")
+        assert help_line.count() == 1 and help_line.is_visible(), label
+        assert help_line.inner_text().strip(), label
+    assert page.locator("#nt-options [title]").count() == 0  # no tooltip phones never show
+    phone.close()
+
+
+def test_the_english_page_shows_words_not_codes(browser: Any, url: str) -> None:
+    phone = Phone(browser, PORTRAIT, "en-US")
+    page = phone.open(url + "/")
+    page.click("#game-start")
+    page.locator("#nt-city").select_option("nanning")
+    options = page.locator("#nt-options select[name='combine'] option").all_inner_texts()
+    assert "sum" not in options and "max" not in options, options
+    labels = page.locator("#nt-options [data-field]").all_inner_texts()
+    assert not [x for x in labels if x[:1].islower()], labels
+    page.locator("#nt-city").select_option("guiyang")
+    for i, name in enumerate(PLAYERS["en-US"]):
+        page.fill(f"#nt-p{i}", name)
+    page.fill("#nt-rate", "0.5")
+    page.click("#nt-create")
+    record(page, 1, typed=TYPED)
+    add(page, None)
+    page.click("#game-settle")
+    text = page.get_by_test_id("settlement").inner_text()
+    assert "money_unit" not in text and "_" not in text, text
+    phone.close()
