@@ -1,10 +1,8 @@
 // hupai — the table form: the city, who won and how, the city's own fields and house rules,
 // built from GET /v1/cities; context() is the score request less its tiles.
 import { $, option } from "./dom.js";
-import { call } from "./hooks.js";
+import { call, emit } from "./hooks.js";
 import { choiceText, cityTitle, fieldDoc, fieldLabel, isZh, meldText, t, windText, winText } from "./i18n.js";
-import { renderTiles } from "./hand.js";
-import { rescore } from "./scoring.js";
 import { state } from "./state.js";
 import { MELD_SIZE } from "./tiles.js";
 
@@ -211,7 +209,7 @@ function rowsControl(f, label) {
     remove.addEventListener("click", () => {
       rows.splice(rows.indexOf(row), 1);
       row.el.remove();
-      rescore();
+      emit("rescore");
     });
     row.el.append(remove);
     rows.push(row);
@@ -240,7 +238,7 @@ export function renderCity() {
   });
   $("options-box").hidden = city.options.length === 0;
   moveSetApartTiles(city);
-  renderTiles();
+  emit("redraw-tiles");
 }
 
 /** The city's own fields of a hand, blank (every hand starts without the last one's chickens,
