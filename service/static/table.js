@@ -422,7 +422,8 @@ function startRecording() {
 
 /** 取消: a hand with a read photo or tiles on it is thrown away only when the player says so. */
 async function cancelRecording() {
-  const work = game.photo || (state.tiles && state.tiles.hand.length > 0);
+  // a saved hand being fixed loses nothing; a new hand's photo or tiles would be lost
+  const work = !game.editing && (game.photo || (state.tiles && state.tiles.hand.length > 0));
   if (work && !(await confirmAction(t("confirm_drop_photo"), t("drop")))) return;
   stopRecording(true);
 }

@@ -394,6 +394,15 @@ def test_tap_targets_are_44_px_and_the_picker_offers_the_citys_tiles(
           .map((el) => el.getBoundingClientRect().height)"""
     )
     assert min(boxes) >= 44, boxes
+    # a meld's kind, its "from" and its ✕
+    page.locator("#picker").evaluate("d => d.close()")
+    page.click("#add-meld")
+    page.locator("#picker").evaluate("d => d.close()")
+    meld = page.evaluate(
+        """() => [...document.querySelectorAll('#melds select, #melds button.remove')]
+          .map((el) => el.getBoundingClientRect().height)"""
+    )
+    assert meld and min(meld) >= 44, meld
     phone.close()
 
 
@@ -489,6 +498,10 @@ def test_editing_is_said_at_the_top_and_cancel_asks_before_losing_a_photo(
     page.click("#confirm-no")
     expect(page.get_by_test_id("result")).to_be_visible()  # kept
     add(page, None)
+    # the table sets 连庄 itself: not a field to fill in
+    page.get_by_test_id("record-win").click()
+    assert page.locator("#city-fields [name='dealer_streak']").count() == 0
+    page.click("#table-cancel")
     page.locator("#hand-list li[data-ordinal='1'] button.fix").click()
     banner = page.locator("#editing-banner")
     expect(banner).to_be_visible()
@@ -501,6 +514,12 @@ def test_editing_is_said_at_the_top_and_cancel_asks_before_losing_a_photo(
     view = viewer.open(read)
     expect(view.locator("#read-only-tag")).to_have_text("只读")
     viewer.close()
+    # the settlement saved as a picture: one button, no second 保存图片 link beside it
+    page.click("#table-cancel")
+    page.click("#game-settle")
+    with page.expect_download():
+        page.click("#settle-image")
+    expect(page.locator("#settle-download")).to_be_hidden()
     phone.close()
 
 
