@@ -592,20 +592,11 @@ function stopEditingDraw() {
   for (const input of document.querySelectorAll("#draw-hand-inputs input")) input.value = "";
 }
 
-async function deleteDraw() {
-  const { number, revision } = game.editingDraw;
-  const n = ordinalOf(number);
-  if (!(await confirmAction(t("confirm_delete", { n }), t("delete")))) return;
-  try {
-    const body = await api(`/v1/tables/${game.token}/hands/${number}?revision=${revision}`, { method: "DELETE" });
-    done({ kind: "delete", number, revision: body.hand ? body.hand.revision : revision + 1, ordinal: n });
+function deleteDraw() {
+  return deleteInPlay(game.editingDraw, () => {
     stopEditingDraw();
     $("draw-box").hidden = true;
-    await refreshTable();
-    setStatus(() => t("hand_deleted"));
-  } catch (err) {
-    showError(err);
-  }
+  });
 }
 
 function showDrawInputs(city) {
@@ -678,15 +669,21 @@ async function saveHand() {
   }
 }
 
-async function deleteHand() {
-  const { number, revision } = game.editing;
+function deleteHand() {
+  return deleteInPlay(game.editing, () => stopRecording(false));
+}
+
+/** Delete the hand or draw being fixed (``editing``), asking first; ``after()`` puts the
+ * form away once the table is shown without it. */
+async function deleteInPlay(editing, after) {
+  const { number, revision } = editing;
   const n = ordinalOf(number);
   if (!(await confirmAction(t("confirm_delete", { n }), t("delete")))) return;
   try {
     const body = await api(`/v1/tables/${game.token}/hands/${number}?revision=${revision}`, { method: "DELETE" });
     done({ kind: "delete", number, revision: body.hand ? body.hand.revision : revision + 1, ordinal: n });
     await refreshTable();
-    stopRecording(false);
+    after();
     setStatus(() => t("hand_deleted"));
   } catch (err) {
     showError(err);

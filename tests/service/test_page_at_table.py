@@ -73,6 +73,30 @@ def csv_rows(base: str, token: str, lang: str = "") -> list[list[str]]:
     return list(csv.reader(io.StringIO(text)))
 
 
+def open_table(
+    browser: Any,
+    url: str,
+    locale: str = "zh-CN",
+    viewport: dict[str, int] = PORTRAIT,
+    names: list[str] | None = None,
+) -> tuple[Phone, Any]:
+    """A phone with a new Guiyang table of four (the players' names in ``locale``)."""
+    phone = Phone(browser, viewport, locale)
+    page = phone.open(url + "/")
+    start_table(page, names or PLAYERS[locale])
+    return phone, page
+
+
+def start_capped_table(page: Any, cap: int) -> None:
+    """A Guiyang table of four, its cap set in the new table's dialog."""
+    page.click("#game-start")
+    page.locator("#nt-city").select_option("guiyang")
+    for i, name in enumerate(PLAYERS["zh-CN"]):
+        page.fill(f"#nt-p{i}", name)
+    page.locator("#new-table input[name='cap']").fill(str(cap))
+    page.click("#nt-create")
+
+
 def list_numbers(page: Any) -> list[int]:
     """The hand numbers the history shows, in the list's order."""
     return [
@@ -87,9 +111,7 @@ def list_numbers(page: Any) -> list[int]:
 
 
 def test_per_player_city_fields_start_blank_every_hand(browser: Any, url: str) -> None:
-    phone = Phone(browser, PORTRAIT, "zh-CN")
-    page = phone.open(url + "/")
-    start_table(page, PLAYERS["zh-CN"])
+    phone, page = open_table(browser, url)
     held = page.locator("#city-fields input[name='chickens.2']")
     # a hand started, a chicken typed for the third player, then 取消
     page.get_by_test_id("record-win").click()
@@ -113,9 +135,7 @@ def test_per_player_city_fields_start_blank_every_hand(browser: Any, url: str) -
 
 
 def test_a_newer_change_clears_redo_and_redo_says_what(browser: Any, url: str) -> None:
-    phone = Phone(browser, PORTRAIT, "zh-CN")
-    page = phone.open(url + "/")
-    start_table(page, PLAYERS["zh-CN"])
+    phone, page = open_table(browser, url)
     record(page, 1, typed=TYPED)
     add(page, None)
     record(page, 2, typed=TYPED)
@@ -138,9 +158,7 @@ def test_a_newer_change_clears_redo_and_redo_says_what(browser: Any, url: str) -
 
 
 def test_a_house_rule_change_clears_redo(browser: Any, url: str) -> None:
-    phone = Phone(browser, PORTRAIT, "zh-CN")
-    page = phone.open(url + "/")
-    start_table(page, PLAYERS["zh-CN"])
+    phone, page = open_table(browser, url)
     record(page, 1, typed=TYPED)
     add(page, None)
     page.click("#game-undo")
@@ -157,9 +175,7 @@ def test_a_house_rule_change_clears_redo(browser: Any, url: str) -> None:
 
 
 def test_one_number_per_hand_in_the_status_the_list_and_the_csv(browser: Any, url: str) -> None:
-    phone = Phone(browser, PORTRAIT, "zh-CN")
-    page = phone.open(url + "/")
-    start_table(page, PLAYERS["zh-CN"])
+    phone, page = open_table(browser, url)
     for winner in (1, 2, 3):
         record(page, winner, typed=TYPED)
         add(page, None)
@@ -205,9 +221,7 @@ def test_the_city_is_chosen_first_in_the_new_table_dialog(browser: Any, url: str
 
 
 def test_who_discarded_is_asked_never_the_winner(browser: Any, url: str) -> None:
-    phone = Phone(browser, PORTRAIT, "zh-CN")
-    page = phone.open(url + "/")
-    start_table(page, PLAYERS["zh-CN"])
+    phone, page = open_table(browser, url)
     page.get_by_test_id("record-win").click()
     page.select_option("#winner", "1")
     page.select_option("#win", "discard")
@@ -234,12 +248,7 @@ def test_who_discarded_is_asked_never_the_winner(browser: Any, url: str) -> None
 def test_a_capped_payment_is_one_line(browser: Any, url: str) -> None:
     phone = Phone(browser, PORTRAIT, "zh-CN")
     page = phone.open(url + "/")
-    page.click("#game-start")
-    page.locator("#nt-city").select_option("guiyang")
-    for i, name in enumerate(PLAYERS["zh-CN"]):
-        page.fill(f"#nt-p{i}", name)
-    page.locator("#new-table input[name='cap']").fill("2")
-    page.click("#nt-create")
+    start_capped_table(page, 2)
     deltas = record(page, 2, typed=TYPED)  # pure characters: 10 from each, capped at 2
     assert deltas == [-2, -2, 6, -2]
     items = page.locator("#items li")
@@ -255,12 +264,7 @@ def test_a_capped_payment_is_one_line(browser: Any, url: str) -> None:
 def test_a_rule_change_lists_the_hands_it_changed(browser: Any, url: str) -> None:
     phone = Phone(browser, PORTRAIT, "zh-CN")
     page = phone.open(url + "/")
-    page.click("#game-start")
-    page.locator("#nt-city").select_option("guiyang")
-    for i, name in enumerate(PLAYERS["zh-CN"]):
-        page.fill(f"#nt-p{i}", name)
-    page.locator("#new-table input[name='cap']").fill("2")
-    page.click("#nt-create")
+    start_capped_table(page, 2)
     record(page, 2, typed=TYPED)
     add(page, None)
     record(page, 2, typed="123m456m789m123p55p")  # no pure suit: under the cap either way
@@ -278,9 +282,7 @@ def test_a_rule_change_lists_the_hands_it_changed(browser: Any, url: str) -> Non
 
 
 def test_an_edit_lists_the_later_hands_it_changed(browser: Any, url: str) -> None:
-    phone = Phone(browser, PORTRAIT, "en-US")
-    page = phone.open(url + "/")
-    start_table(page, PLAYERS["en-US"])
+    phone, page = open_table(browser, url, locale="en-US")
     record(page, 0, typed=TYPED)  # the dealer wins: the dealer keeps the deal, streak 2
     add(page, None)
     record(page, 0, typed=TYPED)
@@ -303,9 +305,7 @@ def test_an_edit_lists_the_later_hands_it_changed(browser: Any, url: str) -> Non
 
 
 def test_history_shows_melds_newest_first_and_draws_are_editable(browser: Any, url: str) -> None:
-    phone = Phone(browser, PORTRAIT, "zh-CN")
-    page = phone.open(url + "/")
-    start_table(page, PLAYERS["zh-CN"])
+    phone, page = open_table(browser, url)
     record(page, 1, typed="123m456m789p(1111s)55p")
     add(page, None)
     first = page.locator("#hand-list li[data-ordinal='1']")
@@ -332,9 +332,7 @@ def test_history_shows_melds_newest_first_and_draws_are_editable(browser: Any, u
 
 @pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
 def test_four_long_names_fit_a_360_px_phone(browser: Any, url: str, locale: str) -> None:
-    phone = Phone(browser, NARROW, locale)
-    page = phone.open(url + "/")
-    start_table(page, LONG_NAMES[locale])
+    phone, page = open_table(browser, url, locale=locale, viewport=NARROW, names=LONG_NAMES[locale])
     record(page, 1, typed=TYPED)
     add(page, None)
     widths = {}
@@ -363,9 +361,7 @@ def test_four_long_names_fit_a_360_px_phone(browser: Any, url: str, locale: str)
 def test_tap_targets_are_44_px_and_the_picker_offers_the_citys_tiles(
     browser: Any, url: str, photo: Path
 ) -> None:
-    phone = Phone(browser, PORTRAIT, "zh-CN")
-    page = phone.open(url + "/")
-    start_table(page, PLAYERS["zh-CN"])
+    phone, page = open_table(browser, url)
     record(page, 1, typed=TYPED)
     add(page, None)
     small = page.evaluate(
@@ -410,9 +406,8 @@ def test_tap_targets_are_44_px_and_the_picker_offers_the_citys_tiles(
 
 
 def test_switching_language_redraws_the_open_form(browser: Any, url: str) -> None:
-    phone = Phone(browser, PORTRAIT, "en-US")
-    page = phone.open(url + "/")
-    start_table(page, PLAYERS["zh-CN"])
+    # Chinese names: the names are not English words left behind
+    phone, page = open_table(browser, url, locale="en-US", names=PLAYERS["zh-CN"])
     record(page, 1, typed=TYPED)
     page.click("#lang")
     expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
@@ -426,9 +421,7 @@ def test_switching_language_redraws_the_open_form(browser: Any, url: str) -> Non
 
 
 def test_back_closes_the_picker_and_keeps_the_hand(browser: Any, url: str) -> None:
-    phone = Phone(browser, PORTRAIT, "zh-CN")
-    page = phone.open(url + "/")
-    start_table(page, PLAYERS["zh-CN"])
+    phone, page = open_table(browser, url)
     page.get_by_test_id("record-win").click()
     page.select_option("#winner", "1")
     page.get_by_test_id("notation").fill("123m456m")
@@ -468,9 +461,7 @@ def test_a_truncated_photo_is_refused_at_once_without_uploading(
 def test_a_lost_link_offers_retry_and_retries_when_it_is_back(
     browser: Any, url: str, photo: Path
 ) -> None:
-    phone = Phone(browser, PORTRAIT, "zh-CN")
-    page = phone.open(url + "/")
-    start_table(page, PLAYERS["zh-CN"])
+    phone, page = open_table(browser, url)
     page.get_by_test_id("record-win").click()
     page.select_option("#winner", "1")
     phone.context.set_offline(True)
@@ -489,9 +480,7 @@ def test_a_lost_link_offers_retry_and_retries_when_it_is_back(
 def test_editing_is_said_at_the_top_and_cancel_asks_before_losing_a_photo(
     browser: Any, url: str, photo: Path
 ) -> None:
-    phone = Phone(browser, PORTRAIT, "zh-CN")
-    page = phone.open(url + "/")
-    start_table(page, PLAYERS["zh-CN"])
+    phone, page = open_table(browser, url)
     record(page, 1, photo=photo)
     page.click("#table-cancel")
     expect(page.locator("#confirm")).to_be_visible()  # a read photo: asked first
@@ -529,9 +518,7 @@ def test_editing_is_said_at_the_top_and_cancel_asks_before_losing_a_photo(
 def test_the_share_box_copies_the_read_link_and_folds_the_write_link(
     browser: Any, url: str
 ) -> None:
-    phone = Phone(browser, PORTRAIT, "zh-CN")
-    page = phone.open(url + "/")
-    start_table(page, PLAYERS["zh-CN"])
+    phone, page = open_table(browser, url)
     page.click("#game-share")
     expect(page.locator("#share-copy")).to_be_visible()
     assert page.locator("#share-write").is_hidden()  # folded
@@ -551,9 +538,7 @@ def in_view(page: Any, selector: str) -> bool:
 
 
 def test_a_photo_hand_takes_five_taps_and_no_scroll(browser: Any, url: str, photo: Path) -> None:
-    phone = Phone(browser, PORTRAIT, "zh-CN")
-    page = phone.open(url + "/")
-    start_table(page, PLAYERS["zh-CN"])
+    phone, page = open_table(browser, url)
     taps = 0
     for selector in ("#record-win",):
         assert in_view(page, selector), selector
