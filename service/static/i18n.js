@@ -90,6 +90,7 @@ const TEXT = {
     from: "from",
     reading_tiles: "Reading the tiles…",
     read_n: "Read {n} tiles in {s} s.",
+    doubts_title: "Check before you trust this score:",
     read_n_short: "Read {n} tiles.",
     scoring: "Scoring…",
     add_tiles: "Add the tiles of the hand (tap +).",
@@ -284,6 +285,7 @@ const TEXT = {
     from: "来自",
     reading_tiles: "正在识别牌…",
     read_n: "识别了 {n} 张牌，用时 {s} 秒。",
+    doubts_title: "这个分数先核对再用：",
     read_n_short: "识别了 {n} 张牌。",
     scoring: "正在算分…",
     add_tiles: "请添加手牌（点 +）。",
@@ -466,6 +468,7 @@ const ADVICE_TEXT = {
     unreadable_meld: "Lay each meld apart from the others with its called tile sideways, or fix the meld below.",
     concealed_kong_unknown: "Turn two tiles of the concealed kong face up (the inner two), or set its tile below.",
     unplaced_tiles: "Keep only the winning hand, its melds, flowers and the indicator or fishing tiles in the picture.",
+    gap: "A tile may be missing where a row leaves room for one (the dashed box): add it with +, or lay the row with its tiles touching and reshoot.",
   },
   zh: {
     no_tiles: "请离近一些、在光线好的地方拍，牌面朝上。",
@@ -479,6 +482,22 @@ const ADVICE_TEXT = {
     unreadable_meld: "每组副露分开摆、吃碰的那张横放；或者在下面修改副露。",
     concealed_kong_unknown: "暗杠翻开中间两张；或者在下面设置暗杠的牌。",
     unplaced_tiles: "照片里只留胡牌的手牌、副露、花牌和翻牌或钓鱼牌。",
+    gap: "一排牌中间空出一张牌的位置（虚线框），可能漏了一张：用 + 补上，或者把牌挨着摆好重拍。",
+  },
+};
+// Why a score read from a photo is not confident (the answer's `doubts`, by code).
+const DOUBT_TEXT = {
+  en: {
+    tiles_unsure: "Some tiles may be misread: check the marked tiles.",
+    unscorable: "The tiles as read do not make a hand that can be scored.",
+    not_a_winning_hand: "The tiles as read are not a winning hand: a tile may be misread or missing.",
+    win_tile_matters: "No tile was set apart as the winning tile, and which one won changes the score: tap it and choose “Winning tile”.",
+  },
+  zh: {
+    tiles_unsure: "有的牌可能认错了：检查标出的牌。",
+    unscorable: "按识别出的牌，这手牌没法算分。",
+    not_a_winning_hand: "按识别出的牌不是胡牌：可能有牌认错或漏了。",
+    win_tile_matters: "没有单独放出胡的牌，而胡哪一张分数不同：点那张牌选“胡的牌”。",
   },
 };
 const WARNING_TEXT = {
@@ -494,6 +513,7 @@ const WARNING_TEXT = {
     unreadable_meld: "有副露认不出",
     concealed_kong_unknown: "暗杠的牌看不到",
     unplaced_tiles: "有的牌不在手牌、副露或翻牌的位置上",
+    gap: "一排牌中间有空位，可能漏认了一张",
   },
 };
 const REASON_TEXT = {
@@ -864,6 +884,11 @@ export function hintText(err) {
 export function warningText(w) {
   if (LANG === "zh") return (WARNING_TEXT.zh[w.code] || "识别提示") + "。";
   return w.message;
+}
+
+/** A doubt about a score read from a photo (hupai.vision.trust), in the page's words. */
+export function doubtText(d) {
+  return DOUBT_TEXT[LANG][d.code] || (LANG === "zh" ? "这个分数需要核对" : d.message);
 }
 
 export function adviceText(w) {

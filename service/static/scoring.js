@@ -2,7 +2,7 @@
 // through the "score" hook) and drawing the score: verdict, deltas, patterns, settlement.
 import { $, reveal, send, setStatus, showError } from "./dom.js";
 import { call } from "./hooks.js";
-import { groupText, itemText, patternText, scoreWarningText, t, verdictText } from "./i18n.js";
+import { doubtText, groupText, itemText, patternText, scoreWarningText, t, verdictText } from "./i18n.js";
 import { context, formProblem, seatName } from "./form.js";
 import { tileFields } from "./hand.js";
 import { state } from "./state.js";
@@ -65,8 +65,8 @@ export function scoreFailed(err) {
 
 /** The score; ``byPlayer``: the deltas by player of a table's hand (the result's are by seat,
  * seat 0 being the player ``state.shownDealer``). */
-export function renderScore(result, byPlayer) {
-  state.lastScore = { result, byPlayer };
+export function renderScore(result, byPlayer, doubts = null) {
+  state.lastScore = { result, byPlayer, doubts };
   const section = $("result");
   const wasHidden = section.hidden;
   section.hidden = false;
@@ -123,7 +123,23 @@ export function renderScore(result, byPlayer) {
     li.textContent = scoreWarningText(typeof w === "string" ? w : w.message || JSON.stringify(w));
     warnings.append(li);
   }
+  renderDoubts(doubts);
   if (wasHidden) reveal(section);
+}
+
+/** Why a score read from a photo is not to be trusted as it stands (the answer's `doubts`):
+ * shown in the page's language; none after the player has fixed the tiles by hand. */
+function renderDoubts(doubts) {
+  const box = $("doubts");
+  box.hidden = !doubts || doubts.length === 0;
+  const list = $("doubts-list");
+  list.replaceChildren();
+  for (const d of doubts || []) {
+    const li = document.createElement("li");
+    li.dataset.code = d.code;
+    li.textContent = doubtText(d);
+    list.append(li);
+  }
 }
 
 /** The settlement's items as lines a player reads: a payment brought down by the table's
@@ -161,5 +177,6 @@ export function paymentLines(items) {
 
 /** The shown score in the page's language. */
 export function redrawScore() {
-  if (state.lastScore && !$("result").hidden) renderScore(state.lastScore.result, state.lastScore.byPlayer);
+  const last = state.lastScore;
+  if (last && !$("result").hidden) renderScore(last.result, last.byPlayer, last.doubts);
 }

@@ -333,6 +333,31 @@ def test_switching_language_keeps_the_hand_and_translates_the_score(
     assert deltas(page) == ["-1", "+3", "-1", "-1"]
 
 
+def test_a_confident_photo_score_shows_no_doubt(page: Any, tmp_path: Path) -> None:
+    upload_for_seat_1(page, tmp_path)
+    assert page.locator("#doubts").is_hidden()
+
+
+def test_a_photo_score_that_is_not_a_winning_hand_says_so_in_the_pages_language(
+    page_url: str, tmp_path: Path, page_reader: FakeReader
+) -> None:
+    saved = page_reader.det
+    page_reader.det = hand_detections("123456789m5m", "9s", "7p")  # 9s wins nothing here
+    try:
+        with browser_page(page_url + "/", locale="zh-CN") as page:
+            upload_for_seat_1(page, tmp_path)
+            doubt = page.locator("#doubts li[data-code='not_a_winning_hand']")
+            sync_api.expect(doubt).to_have_text("按识别出的牌不是胡牌：可能有牌认错或漏了。")
+            assert page.locator("#doubts").is_visible()
+            page.click("#lang")  # the doubt follows the language
+            sync_api.expect(doubt).to_contain_text("not a winning hand")
+            # the tiles fixed by hand: the score is the player's, no photo doubt remains
+            page.get_by_test_id("notation").fill("123456789m55m777p")
+            sync_api.expect(page.locator("#doubts")).to_be_hidden()
+    finally:
+        page_reader.det = saved
+
+
 def test_errors_are_translated_by_their_code(page_url: str, tmp_path: Path) -> None:
     with browser_page(page_url + "/", locale="zh-CN") as page:
         upload_for_seat_1(page, tmp_path)
