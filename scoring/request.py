@@ -63,9 +63,11 @@ DRAW_FIELDS = ("city", "kind", "hands", "options")
 _SEAT_HAND_FIELDS = ("hand", "melds")
 
 
-def loads_request(text: str | bytes, name: str) -> Any:
-    """A request's JSON text, read strictly: UTF-8, no duplicate keys, no NaN/Infinity.
-    Errors are :class:`ScoringInputError` on ``name`` (a file name, ``stdin``, ``context``).
+def loads_request(text: str | bytes, name: str, max_digits: int | None = None) -> Any:
+    """A request's JSON text, read strictly: UTF-8, no duplicate keys, no NaN/Infinity and,
+    given ``max_digits``, no number written with more digits than that (checked as each
+    number is read: one pass, whatever the text). Errors are :class:`ScoringInputError` on
+    ``name`` (a file name, ``stdin``, ``context``).
 
     >>> loads_request('{"a": 1, "a": 2}', "context")
     Traceback (most recent call last):
@@ -75,6 +77,10 @@ def loads_request(text: str | bytes, name: str) -> Any:
     Traceback (most recent call last):
     ...
     hupai.scoring.fields.ScoringInputError: stdin: not valid JSON: NaN is not a JSON number
+    >>> loads_request('[1.5, ' + "9" * 30 + ']', "request", max_digits=20)
+    Traceback (most recent call last):
+    ...
+    hupai.scoring.fields.ScoringInputError: request: a number 30 digits long; at most 20
     """
     if isinstance(text, bytes):
         try:
@@ -85,8 +91,18 @@ def loads_request(text: str | bytes, name: str) -> Any:
             ) from None
     if not text.strip():
         raise ScoringInputError(name, "empty; expected a JSON request object")
+    hooks: dict[str, Any] = {}
+    if max_digits is not None:
+        hooks["parse_int"] = _bounded(int, max_digits)
+        hooks["parse_float"] = _bounded(float, max_digits)
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        return json.loads(
+            text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant, **hooks
+        )
+    except _LongNumber as exc:
+        raise ScoringInputError(
+            name, f"a number {exc.digits} digits long; at most {exc.limit}"
+        ) from None
     except json.JSONDecodeError as exc:
         raise ScoringInputError(
             name, f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
@@ -95,6 +111,28 @@ def loads_request(text: str | bytes, name: str) -> Any:
         raise ScoringInputError(name, f"key '{exc.key}' appears twice in one object") from None
     except (ValueError, RecursionError) as exc:
         raise ScoringInputError(name, f"not valid JSON: {exc}") from None
+
+
+class _LongNumber(ValueError):
+    def __init__(self, digits: int, limit: int) -> None:
+        super().__init__(digits)
+        self.digits = digits
+        self.limit = limit
+
+
+def _bounded(kind: type[int] | type[float], limit: int) -> Any:
+    """A ``parse_int``/``parse_float`` hook: the number's literal is refused before it is
+    converted when it has more than ``limit`` digits (Python's own int limit is 4,300 and its
+    message advises ``sys.set_int_max_str_digits``)."""
+
+    def parse(literal: str) -> int | float:
+        if len(literal) > limit:
+            digits = sum(ch.isdigit() for ch in literal)
+            if digits > limit:
+                raise _LongNumber(digits, limit)
+        return kind(literal)
+
+    return parse
 
 
 class _DuplicateKey(ValueError):

@@ -1,5 +1,7 @@
 """Request-body limit as ASGI middleware: a body over the limit is answered 413 before it is
-read whole (by its Content-Length, or while it streams in when it is chunked)."""
+read whole (by its Content-Length, or while it streams in when it is chunked); a photo route
+sent anything but the multipart form it documents is answered 415 before its body is read
+(JSON on a photo route would otherwise be read under the photo's limit)."""
 
 from __future__ import annotations
 
@@ -40,6 +42,9 @@ class BodyLimit:
             return
         path = str(scope.get("path", ""))
         photo = not self.photo_paths or any(fnmatchcase(path, p) for p in self.photo_paths)
+        if photo and self.photo_paths and not _multipart(scope):
+            await _not_a_form(scope, send)
+            return
         limit = self.photo_limit if photo else self.json_limit
         message = (
             self.photo_message
@@ -107,6 +112,45 @@ class _Refusal:
             }
         )
         await send({"type": "http.response.body", "body": body})
+
+
+#: The content type the photo routes document (a photo and its fields).
+PHOTO_TYPE = b"multipart/form-data"
+
+
+def _content_type(scope: Scope) -> bytes:
+    headers: Any = scope.get("headers", [])
+    for name, value in headers:
+        if name == b"content-type":
+            return bytes(value).split(b";")[0].strip().lower()
+    return b""
+
+
+def _multipart(scope: Scope) -> bool:
+    """A request a photo route may read: a multipart form, or one with no body to read (a
+    GET, or whatever method the route then refuses with 405)."""
+    if scope.get("method") not in ("POST", "PUT", "PATCH"):
+        return True
+    return _content_type(scope) == PHOTO_TYPE
+
+
+async def _not_a_form(scope: Scope, send: Send) -> None:
+    """415 at once, the body unread (the connection is then closed)."""
+    from hupai.service.errors import ApiError, send_error
+
+    kind = _content_type(scope).decode("latin-1")[:80] or "no content type"
+    await send_error(
+        send,
+        ApiError(
+            415,
+            "unsupported_media_type",
+            f"request: send the photo as multipart/form-data (a form with a 'photo' file), "
+            f"not {kind}",
+            field="photo",
+            hint="Post a form: curl -F photo=@hand.jpg …",
+        ),
+        close=True,
+    )
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -275,7 +275,7 @@ async def add_hand_from_photo(
     """Read the photo and add it as the next hand, keeping the reading and a small annotated
     thumbnail. When the tiles as read do not score, nothing is added: the answer (422) holds
     the reading, so the tiles can be fixed and sent to `POST …/hands`."""
-    ctx = json_object(parse_json(context, "context"), "context")
+    ctx = json_object(await parse_json(context, "context"), "context")
     table = await _call(ledger.view, token, False)
     if table["access"] != "write":
         raise ApiError(403, "read_only", "this is the table's read-only link", field="token")
