@@ -114,8 +114,9 @@ class _Refusal:
         await send({"type": "http.response.body", "body": body})
 
 
-#: The content type the photo routes document (a photo and its fields).
-PHOTO_TYPE = b"multipart/form-data"
+#: The content types the photo routes read: a form (a photo is sent in a multipart one; a
+#: urlencoded one can carry no file, and is answered 422 naming the missing photo).
+PHOTO_TYPES = (b"multipart/form-data", b"application/x-www-form-urlencoded")
 
 
 def _content_type(scope: Scope) -> bytes:
@@ -127,11 +128,19 @@ def _content_type(scope: Scope) -> bytes:
 
 
 def _multipart(scope: Scope) -> bool:
-    """A request a photo route may read: a multipart form, or one with no body to read (a
-    GET, or whatever method the route then refuses with 405)."""
-    if scope.get("method") not in ("POST", "PUT", "PATCH"):
+    """A request a photo route may read: a form, or one with no body to read (the route
+    then names the missing photo; or another method, which it refuses with 405)."""
+    if scope.get("method") != "POST":  # the photo routes take POST only
         return True
-    return _content_type(scope) == PHOTO_TYPE
+    kind = _content_type(scope)
+    if not kind and _content_length(scope) in (0, None) and not _chunked(scope):
+        return True
+    return kind in PHOTO_TYPES
+
+
+def _chunked(scope: Scope) -> bool:
+    headers: Any = scope.get("headers", [])
+    return any(name == b"transfer-encoding" for name, _ in headers)
 
 
 async def _not_a_form(scope: Scope, send: Send) -> None:

@@ -253,7 +253,11 @@ async def preview_hand(
     return JSONResponse(await _call(ledger.preview, token, hand, number))
 
 
-@router.post("/{token}/photo", status_code=201, responses=ERRORS)
+@router.post(
+    "/{token}/photo",
+    status_code=201,
+    responses={**ERRORS, 415: {"model": ErrorBody, "description": "not a form, or not a photo"}},
+)
 async def add_hand_from_photo(
     token: Token,
     ledger: LedgerDep,
