@@ -98,7 +98,8 @@ def read_json(data: str | bytes, field: str) -> Any:
 class TextCheck:
     """ASGI middleware: a JSON request body (already bounded by the body limit) is read by
     :func:`read_json`, in a worker thread, before the app sees it, then handed on unchanged —
-    so that every JSON route refuses bad JSON, long numbers and non-text alike, before anything is stored."""
+    so that every JSON route refuses bad JSON, long numbers and non-text alike, before
+    anything is stored."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
