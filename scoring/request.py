@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -111,6 +112,51 @@ def loads_request(text: str | bytes, name: str, max_digits: int | None = None) -
         raise ScoringInputError(name, f"key '{exc.key}' appears twice in one object") from None
     except (ValueError, RecursionError) as exc:
         raise ScoringInputError(name, f"not valid JSON: {exc}") from None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def non_text(value: Any, field: str = "") -> tuple[str, str] | None:
+    """The first string in a JSON value, keys included, that is not text any answer and any
+    database can hold again — ``(where, why)`` — or None: a lone UTF-16 surrogate
+    (``"\\ud800"`` is valid JSON but not text: echoing or storing it fails later) or a control
+    character but tab and line breaks (PostgreSQL refuses NUL). Iterative: a deeply nested
+    value costs no recursion.
+
+    >>> non_text({"players": ["Ann", "B\\ud800"]})
+    ('players[1]', 'a lone surrogate \\\\ud800 (half of a pair)')
+    >>> non_text({"name": "a\\tb"}) is None
+    True
+    """
+    stack: list[tuple[Any, str]] = [(value, field)]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            why = _not_text(item)
+            if why:
+                return path, why
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                inner_path = f"{path}.{key}" if path else str(key)
+                why = _not_text(str(key))
+                if why:
+                    return inner_path[:120], why
+                stack.append((inner, inner_path))
+        elif isinstance(item, list):
+            stack.extend((inner, f"{path}[{i}]") for i, inner in enumerate(item))
+    return None
+
+
+def _not_text(text: str) -> str | None:
+    found = _SURROGATE.search(text)
+    if found:
+        return f"a lone surrogate \\u{ord(found.group()):04x} (half of a pair)"
+    found = _CONTROL.search(text)
+    if found:
+        return f"the control character U+{ord(found.group()):04X}"
+    return None
 
 
 class _LongNumber(ValueError):

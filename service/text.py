@@ -15,53 +15,22 @@ hupai.service.errors.ApiError: request.players[1]: not text: a lone surrogate \\
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import anyio.to_thread
 from hupai.scoring import ScoringInputError
-from hupai.scoring.request import loads_request
+from hupai.scoring.request import loads_request, non_text
 from hupai.service.errors import ApiError, send_error
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def check_text(value: Any, field: str) -> None:
     """Refuse (422 ``invalid_text``, naming where) the first string in ``value`` that is not
-    text. Iterative: a deeply nested value costs no recursion."""
-    stack: list[tuple[Any, str]] = [(value, field)]
-    while stack:
-        item, path = stack.pop()
-        if isinstance(item, str):
-            _check_string(item, path)
-        elif isinstance(item, dict):
-            for key, inner in item.items():
-                inner_path = f"{path}.{key}" if path else str(key)
-                _check_string(str(key), inner_path[:120])
-                stack.append((inner, inner_path))
-        elif isinstance(item, list):
-            stack.extend((inner, f"{path}[{i}]") for i, inner in enumerate(item))
-
-
-def _check_string(text: str, path: str) -> None:
-    found = _SURROGATE.search(text)
-    if found:
-        raise ApiError(
-            422,
-            "invalid_text",
-            f"{path}: not text: a lone surrogate \\u{ord(found.group()):04x} (half of a pair)",
-            field=path,
-        )
-    found = _CONTROL.search(text)
-    if found:
-        raise ApiError(
-            422,
-            "invalid_text",
-            f"{path}: not text: the control character U+{ord(found.group()):04X}",
-            field=path,
-        )
+    text (:func:`hupai.scoring.request.non_text`)."""
+    found = non_text(value, field)
+    if found is not None:
+        where, why = found
+        raise ApiError(422, "invalid_text", f"{where}: not text: {why}", field=where)
 
 
 #: The longest number a request may write (digits): far beyond any score or count, far below
