@@ -218,7 +218,7 @@ def parse_request(data: object, city: City[Any, Any]) -> Request[Any, Any]:
     Raises ScoringInputError naming the field (``melds[1].tiles``) and quoting the value.
     """
     if not isinstance(data, Mapping):
-        raise ScoringInputError("request", f"expected a JSON object, got {type(data).__name__}")
+        raise ScoringInputError("request", f"expected a JSON object, got {quote(data)}")
     if request_kind(data) != "win":
         raise ScoringInputError("kind", "a draw request is read by parse_draw_request")
     table_names = [f.name for f in dataclasses.fields(city.table_type)]
@@ -256,7 +256,7 @@ def parse_draw_request(data: object, city: City[Any, Any]) -> DrawRequest[Any]:
     of a kind over the four hands.
     """
     if not isinstance(data, Mapping):
-        raise ScoringInputError("request", f"expected a JSON object, got {type(data).__name__}")
+        raise ScoringInputError("request", f"expected a JSON object, got {quote(data)}")
     for key in data:
         if key not in DRAW_FIELDS:
             raise ScoringInputError(
@@ -267,7 +267,7 @@ def parse_draw_request(data: object, city: City[Any, Any]) -> DrawRequest[Any]:
     options = parse_dataclass(city.options_type, data.get("options", {}), "options")
     raw = data.get("hands")
     if not isinstance(raw, list) or len(raw) != 4:
-        got = f"{len(raw)}" if isinstance(raw, list) else f"{type(raw).__name__} {raw!r:.40}"
+        got = f"{len(raw)}" if isinstance(raw, list) else quote(raw)
         raise ScoringInputError(
             "hands", f"expected a list of 4 hands by seat (0 is the dealer), got {got}"
         )

@@ -274,3 +274,46 @@ def test_no_token_in_any_log_line(served: tuple[str, int]) -> None:
     logged = lines.getvalue()
     assert "/v1/tables/…/hands/1" in logged
     assert tokens["write_token"] not in logged and tokens["read_token"] not in logged
+
+
+# -- issue #40 row 10: JSON words, not Python spellings ------------------------------------------
+
+PYTHON_SPELLINGS = ("NoneType", "<class", "dict {", "got list", "got str", "got int", "got bool")
+
+
+@pytest.mark.parametrize("body", ["null", "[]", '"x"', "1", "true"])
+@pytest.mark.parametrize("path", ["/v1/score/hand", "/v1/tables"])
+def test_a_body_that_is_not_an_object_is_named_in_json_words(
+    client: TestClient, path: str, body: str
+) -> None:
+    response = post_json(client, path, body)
+    assert response.status_code == 422
+    message = response.json()["message"]
+    assert "expected a JSON object" in message
+    assert not any(p in message for p in PYTHON_SPELLINGS), message
+
+
+@pytest.mark.parametrize(("hands", "shown"), [(None, "got null"), ({}, "got {}")])
+def test_a_guiyang_draw_without_hands_is_named_in_json_words(
+    client: TestClient, hands: Any, shown: str
+) -> None:
+    draw: dict[str, Any] = {"city": "guiyang", "kind": "draw"}
+    if hands is not None:
+        draw["hands"] = hands
+    response = client.post("/v1/score/hand", json=draw)
+    assert response.status_code == 422
+    message = response.json()["message"]
+    assert shown in message and not any(p in message for p in PYTHON_SPELLINGS), message
+
+
+@pytest.mark.parametrize(
+    "path", ["/v1/read", "/v1/score", "/v1/tables/abcdefghijklmnopqrstuv/photo"]
+)
+def test_a_photo_sent_as_a_text_field_is_named_in_words(client: TestClient, path: str) -> None:
+    response = client.post(
+        path, data={"photo": "IMG_0001.jpg", "context": "{}"}, files={"other": ("a", b"b")}
+    )
+    assert response.status_code == 422
+    body = response.json()
+    assert body["field"] == "photo" and "expected a file" in body["message"]
+    assert "<class" not in body["message"] and "uploadfile" not in body["message"]
