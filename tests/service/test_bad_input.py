@@ -317,3 +317,38 @@ def test_a_photo_sent_as_a_text_field_is_named_in_words(client: TestClient, path
     body = response.json()
     assert body["field"] == "photo" and "expected a file" in body["message"]
     assert "<class" not in body["message"] and "uploadfile" not in body["message"]
+
+
+def test_no_token_in_any_log_line_when_the_path_is_misspelled(served: tuple[str, int]) -> None:
+    """Issue #40 row 11: a misspelled path carried its token into the access log."""
+    import json
+
+    lines = io.StringIO()
+    handler = logging.StreamHandler(lines)
+    loggers = [logging.getLogger(n) for n in ("uvicorn.access", "uvicorn.error", "hupai.service")]
+    for logger in loggers:
+        logger.addHandler(handler)
+    try:
+        connection = http.client.HTTPConnection(*served, timeout=10)
+        body = '{"city": "shaanxi", "players": ["Ann", "Bo", "Chen", "Dee"]}'
+        connection.request("POST", "/v1/tables", body, {"content-type": "application/json"})
+        tokens = json.loads(connection.getresponse().read())
+        token = tokens["write_token"]
+        for path in (
+            f"/v1/tables//{token}",
+            f"/V1/tables/{token}",
+            f"/nope/{token}",
+            f"/v1/table/{token}/hands",
+            f"/{token}",
+            f"/v1/tables/{token[:12]}",
+        ):
+            connection.request("GET", path)
+            connection.getresponse().read()
+        connection.close()
+        time.sleep(0.2)
+    finally:
+        for logger in loggers:
+            logger.removeHandler(handler)
+    logged = lines.getvalue()
+    assert "/nope/…" in logged
+    assert token[:12] not in logged and tokens["read_token"][:12] not in logged
