@@ -579,10 +579,14 @@ class Ledger:
 
     # -- export ------------------------------------------------------------------------------
     def export_json(self, token: str) -> dict[str, Any]:
-        """The whole table: setup, every hand in play with its request and result."""
+        """The whole table: setup, every hand in play with its request and result. Safe to
+        share, whichever link fetched it: it carries neither token (the write token would
+        let anyone change the table, the read token watch it)."""
         with self._session(write=False) as session:
-            table, write = _find(session, token)
-            out = self._view(session, table, write=write, hands=False)
+            table, _ = _find(session, token)
+            out = self._view(session, table, write=False, hands=False)
+            for key in ("access", "read_token", "write_token"):
+                out.pop(key, None)
             rows = _rows_in_play(session, table)
             out["hands"] = [
                 {**_hand_view(r, table), "request": r.request, "result": r.result} for r in rows
