@@ -6,6 +6,8 @@ sent anything but the multipart form it documents is answered 415 before its bod
 from __future__ import annotations
 
 import json
+import time
+from collections import OrderedDict
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -171,3 +173,44 @@ def _content_length(scope: Scope) -> int | None:
             except ValueError:
                 return None
     return None
+
+
+class RateLimit:
+    """A token bucket per client (its address): ``burst`` at once, then one every
+    ``3600 / per_hour`` seconds. :meth:`take` answers the seconds to wait, 0 when allowed.
+    At most ``clients`` buckets are kept (the least recently used dropped: it was full or
+    nearly, a client long gone)."""
+
+    def __init__(self, per_hour: int, burst: int, clients: int = 10_000) -> None:
+        self.interval = 3600 / per_hour
+        self.burst = burst
+        self.clients = clients
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def take(self, client: str, now: float | None = None) -> float:
+        """Spend one for ``client``; the seconds until one is free when none is.
+
+        >>> limit = RateLimit(per_hour=60, burst=2)
+        >>> [limit.take("a", now=0), limit.take("a", now=0), limit.take("a", now=0)]
+        [0.0, 0.0, 60.0]
+        >>> limit.take("a", now=60), limit.take("b", now=60)
+        (0.0, 0.0)
+        """
+        now = time.monotonic() if now is None else now
+        tokens, then = self._buckets.pop(client, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - then) / self.interval)
+        wait = 0.0
+        if tokens >= 1:
+            tokens -= 1
+        else:
+            wait = (1 - tokens) * self.interval
+        self._buckets[client] = (tokens, now)
+        while len(self._buckets) > self.clients:
+            self._buckets.popitem(last=False)
+        return wait
+
+    def refund(self, client: str) -> None:
+        """Give back what :meth:`take` spent (the request made nothing: a refusal)."""
+        held = self._buckets.get(client)
+        if held is not None:
+            self._buckets[client] = (min(float(self.burst), held[0] + 1), held[1])

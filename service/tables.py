@@ -29,7 +29,13 @@ from fastapi.responses import JSONResponse, Response
 from hupai.ledger.store import Ledger, LedgerError, PhotoRecord
 from hupai.scoring.fields import describe_fields
 from hupai.scoring.house import HouseRules
-from hupai.service.dependencies import ReadPool, get_pool, get_reader, get_settings
+from hupai.service.dependencies import (
+    ReadPool,
+    get_pool,
+    get_reader,
+    get_settings,
+    spend_table_creation,
+)
 from hupai.service.errors import ApiError
 from hupai.service.inputs import (
     PHOTO_DOC,
@@ -171,8 +177,13 @@ async def _call(
         ) from None
 
 
-@router.post("", status_code=201, responses=ERRORS)
+@router.post(
+    "",
+    status_code=201,
+    responses={**ERRORS, 429: {"model": ErrorBody, "description": "too many tables just now"}},
+)
 async def create_table(
+    request: Request,
     ledger: LedgerDep,
     table: Annotated[
         dict[str, Any],
@@ -188,7 +199,12 @@ async def create_table(
 ) -> JSONResponse:
     """Start a table. The answer holds the write token (keep it) and the read token (share
     it); each is the key in this API's paths and in the page's link."""
-    view = await _call(ledger.create_table, table)
+    client = spend_table_creation(request)  # a refusal below gives it back
+    try:
+        view = await _call(ledger.create_table, table)
+    except ApiError:
+        request.app.state.table_limit.refund(client)
+        raise
     return JSONResponse(view, status_code=201)
 
 
