@@ -1,7 +1,8 @@
 """The ML backend's HTTP app (FastAPI): Label Studio's routes over :mod:`hupai.labeling.backend`.
 
 Reads run in worker threads, at most ``read_concurrency`` at once, each task bounded by
-``read_timeout`` (its answer then says so; the read finishes in the background), so that
+``read_timeout`` (its answer then says so; the read stops at its next pass, as the service's
+does, and a photo's decode is bounded by :mod:`hupai.vision.images`), so that
 ``/health`` and ``/setup`` — which Label Studio gives 1 s and 3 s — answer at once while
 photos are read. Every error is JSON ``{"error": …}`` in words: never a traceback page.
 
@@ -58,6 +59,7 @@ class Reader:
 
         self.detector = Detector(opts.finder, threads=opts.threads)
         self.namer = Namer(opts.namer, threads=opts.threads)
+        self.read_timeout = opts.read_timeout
 
     def read(self, data: bytes, source: str) -> Any:
         """The reading of a photo's bytes, decoded no larger than its tiles need (as the
@@ -65,14 +67,15 @@ class Reader:
         ``extra["photo_size"]`` (the reading's own pixels may be a reduced decode's)."""
         from hupai.vision.images import photo_size
         from hupai.vision.photo_read import read_photo_data
-        from hupai.vision.reading import read_image
+        from hupai.vision.reading import ReadTimeout, read_deadline, read_image
 
         def read(image: Any) -> Any:
             return read_image(image, detector=self.detector, namer=self.namer, source=source)
 
-        try:
-            _, reading = read_photo_data(data, read)
-        except ValueError as exc:
+        try:  # past the task's time the read stops between its passes: its worker is freed
+            with read_deadline(self.read_timeout):
+                _, reading = read_photo_data(data, read)
+        except (ValueError, ReadTimeout) as exc:
             raise TaskError(f"{source}: {getattr(exc, 'message', None) or exc}") from None
         reading.extra["photo_size"] = upright_size(photo_size(data), reading)
         return reading
