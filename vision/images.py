@@ -8,9 +8,11 @@ size in pixels is checked (decompression bombs), and a JPEG larger than :data:`D
 is decoded at 1/2, 1/4 or 1/8 of its size by libjpeg itself (a 700-byte file whose header
 claims 7000 × 7000 costs what a phone photo costs, not 150 MB per copy and seconds). A
 progressive JPEG's cost grows with its scans as well as its pixels, and no reduction lowers
-it (every scan is entropy-decoded whole): its scans are counted in one pass over its markers
-(:func:`jpeg_scans`) and one with more than :data:`MAX_SCANS` is refused before decoding (a
-243 KB file of 6,000 scans once cost 13.5 s of CPU; a camera writes one scan, or about ten).
+it (every scan is entropy-decoded whole, into a buffer of the whole photo's coefficients):
+its scans are counted in one pass over its markers (:func:`jpeg_scans`), and one with more than
+:data:`MAX_SCANS`, or whose size and scans would cost more than :data:`SCAN_BUDGET`, is refused
+before decoding (a 243 KB file of 6,000 scans once cost 13.5 s of CPU; a camera writes one
+scan, or about ten).
 
 >>> decode_image(b"")
 Traceback (most recent call last):
@@ -52,6 +54,11 @@ _HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"mif1", b"msf1", b"heim", b
 #: The most scans a progressive JPEG may have: libjpeg and mozjpeg write 6-12, and each scan
 #: costs a pass over the photo's coefficients (~0.07 ms a megapixel, more for brightness).
 MAX_SCANS = 64
+#: What a JPEG of several scans may cost to decode, in megapixels × (scans + 6): measured
+#: ~1 ms of CPU a unit (the 6: the coefficient buffer and the last pass), so at most ~0.3 s —
+#: a camera's ten scans up to 20 MP, about 3× what a 12-MP photo's read costs in all. One
+#: scan (baseline, what phones write) is streamed and decoded reduced: not counted.
+SCAN_BUDGET = 320
 #: The most markers read while counting scans: a camera writes a few dozen, and the count
 #: itself must stay cheap (a file of 4-byte segments would make millions).
 MAX_MARKERS = 4096
@@ -113,7 +120,7 @@ def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, budget: int | None =
         with PILImage.open(io.BytesIO(data)) as opened:
             _check_header(opened, max_pixels)
             if opened.format in _SCALABLE:
-                _check_scans(data)
+                _check_scans(data, *opened.size)
             scale = _scale(opened, DECODE_PIXELS if budget is None else budget)
             bgr = _whole_jpeg_by_opencv(data, opened.format, scale)
             if bgr is None:
@@ -201,8 +208,9 @@ def _check_header(opened: Any, max_pixels: int) -> None:
         )
 
 
-def _check_scans(data: bytes) -> None:
-    """Refuse a JPEG whose scans would cost more than any photo's (see :data:`MAX_SCANS`)."""
+def _check_scans(data: bytes, width: int, height: int) -> None:
+    """Refuse a JPEG whose scans would cost more than a photo may (:data:`MAX_SCANS`,
+    :data:`SCAN_BUDGET`)."""
     scans = jpeg_scans(data)
     if scans is None:
         raise PhotoError(
@@ -216,6 +224,16 @@ def _check_scans(data: bytes) -> None:
             f"a progressive JPEG of {scans} scans; at most {MAX_SCANS} are read (a camera "
             "writes one, or about ten)",
             AS_TAKEN,
+        )
+    megapixels = width * height / 1e6
+    if scans > 1 and megapixels * (scans + 6) > SCAN_BUDGET:
+        allowed = int(SCAN_BUDGET / megapixels) - 6
+        room = f"at most {allowed} at this size" if allowed > 1 else "none at this size"
+        raise PhotoError(
+            "too_costly",
+            f"a progressive JPEG of {scans} scans over {_megapixels(width * height)} "
+            f"megapixels costs more to decode than a photo may ({room})",
+            "Send the photo as the camera saved it, or a smaller one.",
         )
 
 

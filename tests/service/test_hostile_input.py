@@ -344,3 +344,24 @@ def test_an_ordinary_progressive_jpeg_is_read(client: TestClient) -> None:
         "/v1/read", files={"photo": ("p.jpg", progressive_jpeg(1000, 600), "image/jpeg")}
     )
     assert response.status_code == 200, response.text[:300]
+
+
+@pytest.mark.parametrize(("side", "refused"), [(7000, True), (6000, True), (4000, False)])
+def test_a_large_progressive_jpeg_is_refused_by_its_cost(side: int, refused: bool) -> None:
+    """A camera's ten scans cost in proportion to the pixels, whatever the reduction: a
+    49-MP progressive JPEG once cost ~7× a 12-MP photo's read. Its header says its size."""
+    from hupai.vision.images import PhotoError, decode_image
+
+    from conftest import progressive_jpeg
+
+    data = bytearray(progressive_jpeg(64, 48))
+    sof = data.find(b"\xff\xc2")
+    data[sof + 5 : sof + 9] = (side * 3 // 4).to_bytes(2, "big") + side.to_bytes(2, "big")
+    if refused:
+        with pytest.raises(PhotoError, match=r"10 scans over .* megapixels costs more"):
+            decode_image(bytes(data))
+    else:  # past the check (then decoded as far as its small body goes, or damaged)
+        try:
+            decode_image(bytes(data))
+        except PhotoError as exc:
+            assert exc.code != "too_costly"
