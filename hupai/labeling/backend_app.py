@@ -349,19 +349,10 @@ class BasicAuth:
         if hmac.compare_digest(bytes(given), self.expected):
             await self.app(scope, receive, send)
             return
-        body = (
-            b'{"error": "this backend asks for the Basic Authentication given in Label '
-            b"Studio's model connection\"}"
-        )
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 401,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"www-authenticate", b'Basic realm="hupai ML backend"'),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        refusal = JSONResponse(
+            {"error": "this backend asks for the Basic Authentication given in Label Studio's "
+             "model connection"},
+            401,
+            headers={"WWW-Authenticate": 'Basic realm="hupai ML backend"'},
+        )  # fmt: skip
+        await refusal(scope, receive, send)

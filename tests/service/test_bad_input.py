@@ -11,6 +11,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -249,31 +250,42 @@ def test_the_server_sends_no_banner(served: tuple[str, int]) -> None:
     connection.close()
 
 
-def test_no_token_in_any_log_line(served: tuple[str, int]) -> None:
+@contextmanager
+def logged() -> Iterator[io.StringIO]:
+    """What the access, error and service logs write meanwhile."""
     lines = io.StringIO()
     handler = logging.StreamHandler(lines)
     loggers = [logging.getLogger(n) for n in ("uvicorn.access", "uvicorn.error", "hupai.service")]
     for logger in loggers:
         logger.addHandler(handler)
     try:
-        connection = http.client.HTTPConnection(*served, timeout=10)
-        body = '{"city": "shaanxi", "players": ["Ann", "Bo", "Chen", "Dee"]}'
-        connection.request("POST", "/v1/tables", body, {"content-type": "application/json"})
-        created = connection.getresponse()
-        import json
-
-        tokens = json.loads(created.read())
-        for token in (tokens["write_token"], tokens["read_token"]):
-            connection.request("GET", f"/v1/tables/{token}/hands/1")
-            connection.getresponse().read()
-        connection.close()
+        yield lines
         time.sleep(0.2)
     finally:
         for logger in loggers:
             logger.removeHandler(handler)
-    logged = lines.getvalue()
-    assert "/v1/tables/…/hands/1" in logged
-    assert tokens["write_token"] not in logged and tokens["read_token"] not in logged
+
+
+def created_table(connection: http.client.HTTPConnection) -> dict[str, Any]:
+    import json
+
+    body = '{"city": "shaanxi", "players": ["Ann", "Bo", "Chen", "Dee"]}'
+    connection.request("POST", "/v1/tables", body, {"content-type": "application/json"})
+    made: dict[str, Any] = json.loads(connection.getresponse().read())
+    return made
+
+
+def test_no_token_in_any_log_line(served: tuple[str, int]) -> None:
+    with logged() as lines:
+        connection = http.client.HTTPConnection(*served, timeout=10)
+        tokens = created_table(connection)
+        for token in (tokens["write_token"], tokens["read_token"]):
+            connection.request("GET", f"/v1/tables/{token}/hands/1")
+            connection.getresponse().read()
+        connection.close()
+    logged_text = lines.getvalue()
+    assert "/v1/tables/…/hands/1" in logged_text
+    assert tokens["write_token"] not in logged_text and tokens["read_token"] not in logged_text
 
 
 # -- issue #40 row 10: JSON words, not Python spellings ------------------------------------------
@@ -321,18 +333,9 @@ def test_a_photo_sent_as_a_text_field_is_named_in_words(client: TestClient, path
 
 def test_no_token_in_any_log_line_when_the_path_is_misspelled(served: tuple[str, int]) -> None:
     """Issue #40 row 11: a misspelled path carried its token into the access log."""
-    import json
-
-    lines = io.StringIO()
-    handler = logging.StreamHandler(lines)
-    loggers = [logging.getLogger(n) for n in ("uvicorn.access", "uvicorn.error", "hupai.service")]
-    for logger in loggers:
-        logger.addHandler(handler)
-    try:
+    with logged() as lines:
         connection = http.client.HTTPConnection(*served, timeout=10)
-        body = '{"city": "shaanxi", "players": ["Ann", "Bo", "Chen", "Dee"]}'
-        connection.request("POST", "/v1/tables", body, {"content-type": "application/json"})
-        tokens = json.loads(connection.getresponse().read())
+        tokens = created_table(connection)
         token = tokens["write_token"]
         for path in (
             f"/v1/tables//{token}",
@@ -345,13 +348,9 @@ def test_no_token_in_any_log_line_when_the_path_is_misspelled(served: tuple[str,
             connection.request("GET", path)
             connection.getresponse().read()
         connection.close()
-        time.sleep(0.2)
-    finally:
-        for logger in loggers:
-            logger.removeHandler(handler)
-    logged = lines.getvalue()
-    assert "/nope/…" in logged
-    assert token[:12] not in logged and tokens["read_token"][:12] not in logged
+    logged_text = lines.getvalue()
+    assert "/nope/…" in logged_text
+    assert token[:12] not in logged_text and tokens["read_token"][:12] not in logged_text
 
 
 # -- issue #40 row 13: a per-client limit on creating tables ---------------------------------------
