@@ -9,7 +9,7 @@ PORT ?= 8000
 # Installs are stamped with the pyproject.toml they came from, so a rerun is quick.
 STAMP := $(VENV)/.stamp-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: test lint typecheck pytest serve venv train-deps test-train test-labelstudio test-labelstudio-ml clean-venv
+.PHONY: test lint typecheck pytest serve venv dist train-deps test-train test-labelstudio test-labelstudio-ml clean-venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -17,7 +17,7 @@ $(PY):
 
 # ray (hupai label --engine ray): ~80 MB download, 240 MB installed, ~15 s; its test takes ~13 s.
 $(STAMP): pyproject.toml | $(PY)
-	$(PIP) install -q -e '.[vision,service,ledger,dev,ray]'
+	$(PIP) install -q -e '.[dev,ray]'
 	rm -f $(VENV)/.stamp-*
 	touch $@
 
@@ -33,7 +33,7 @@ TYPECHECK_TREE := build/typecheck
 typecheck: $(STAMP)
 	rm -rf $(TYPECHECK_TREE) && mkdir -p $(TYPECHECK_TREE)/hupai
 	for entry in hupai/*; do ln -s "$(CURDIR)/$$entry" $(TYPECHECK_TREE)/hupai/; done
-	for folder in scoring vision datasets service ledger; do \
+	for folder in scoring vision datasets service ledger models; do \
 		ln -s "$(CURDIR)/$$folder" $(TYPECHECK_TREE)/hupai/$$folder; done
 	cd $(TYPECHECK_TREE) && $(abspath $(VENV))/bin/mypy --config-file $(CURDIR)/pyproject.toml \
 		-p hupai.scoring -p hupai.ledger -p hupai.cli -p hupai.commands -p hupai.labeling \
@@ -65,9 +65,15 @@ test: lint typecheck pytest
 serve: $(STAMP)
 	$(VENV)/bin/hupai serve --host $(HOST) --port $(PORT)
 
+# The sdist and the wheel (models, page and credits inside) in dist/: `pip install
+# dist/hupai-*.whl` (or pipx) then `hupai serve`, no checkout needed.
+dist: $(STAMP)
+	rm -rf dist
+	$(PY) -m build --outdir dist .
+
 # Training needs torch + ultralytics (several GB); not part of `make test` or CI.
 train-deps: $(STAMP)
-	$(PIP) install -q -e '.[vision,service,ledger,dev,ray,train]'
+	$(PIP) install -q -e '.[dev,ray,train]'
 
 # A few training steps on tiny synthetic scenes, export, and a read through the runtime.
 test-train: train-deps

@@ -18,7 +18,7 @@ from _pytest.doctest import DoctestModule  # pytest's own collector, only its im
 
 ROOT = Path(__file__).resolve().parent
 #: the folders pyproject.toml's package-dir maps under hupai (hupai itself included)
-MAPPED = ("hupai", "scoring", "vision", "datasets", "service", "ledger")
+MAPPED = ("hupai", "scoring", "vision", "datasets", "service", "ledger", "models")
 
 
 def installed_name(path: Path) -> str | None:

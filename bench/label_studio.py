@@ -55,13 +55,13 @@ def main(argv: list[str] | None = None) -> int:
 
     import uvicorn
     from hupai.datasets.labelstudio import labelstudio_config
-    from hupai.vision.detector import REPO_MODELS, models_in
+    from hupai.vision.detector import SHIPPED_MODELS, models_in
 
     from hupai.commands.label_studio import model_version
     from hupai.labeling.backend import BackendOptions
     from hupai.labeling.backend_app import create_app
 
-    finder, namer = models_in(args.models or REPO_MODELS)
+    finder, namer = models_in(args.models or SHIPPED_MODELS)
     with tempfile.TemporaryDirectory(prefix="hupai-lsbench-") as tmp:
         root = Path(tmp)
         names = phone_photos(root, args.photos)

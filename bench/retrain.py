@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--finder", default="keep", choices=("auto", "train", "keep"))
     args = parser.parse_args(argv)
 
-    from hupai.vision.detector import REPO_MODELS, models_in
+    from hupai.vision.detector import SHIPPED_MODELS, models_in
 
     from hupai.evaluation import run
     from hupai.labeling.retrain import RetrainOptions, format_table, retrain
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         if not (extra / "images" / "test").is_dir():
             renderer = Renderer({HELD_OUT: held_out_glyphs(fetch(ROOT / "data" / "debian-art"))})
             write_scenes(renderer, extra, args.extra, args.seed + 1)
-        for name, folder in (("before", REPO_MODELS), ("after", args.out / "models")):
+        for name, folder in (("before", SHIPPED_MODELS), ("after", args.out / "models")):
             finder, namer = models_in(folder)
             e = run(extra, model=str(finder), namer=str(namer), split="test")
             assert e.stages is not None

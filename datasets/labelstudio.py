@@ -94,7 +94,11 @@ def labelstudio_tasks(items: Sequence[ImageLabels], *, model_version: str) -> li
                     "score": round(float(det.confidence[k]), 4),
                 }
             )
-        score = round(float(det.confidence.mean()), 4) if len(det) else 0.0
+        # the photo's score sorts tasks in Label Studio: the caller's (hupai's review score,
+        # doubtful photos lowest) or else the mean of the boxes'
+        score = item.meta.get("score")
+        if score is None:
+            score = round(float(det.confidence.mean()), 4) if len(det) else 0.0
         data = {"image": item.image, "width": item.width, "height": item.height}
         data.update(item.meta.get("data", {}))
         tasks.append(

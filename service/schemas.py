@@ -104,6 +104,11 @@ class Reading(BaseModel):
         "and no warning doubts a tile (whether they make a winning hand is the score's "
         "verdict); see docs/reading.md",
     )
+    gaps: list[list[float]] = Field(
+        default_factory=list,
+        description="boxes [x1, y1, x2, y2] in the photo where a row has room for a tile that "
+        "was not found (each raises the `gap` warning: the photo is not confident)",
+    )
     detections: dict[str, list[Any]] = Field(
         description="columnar: xyxy, class_id, class_name, confidence (the chosen name's "
         "probability), alternatives (per tile: up to 3 names with probabilities, the chosen "
@@ -130,6 +135,13 @@ class ReadResponse(BaseModel):
     )
 
 
+class Doubt(BaseModel):
+    code: str = Field(
+        description="tiles_unsure | unscorable | not_a_winning_hand | win_tile_matters"
+    )
+    message: str
+
+
 class ScoreResponse(BaseModel):
     reading: Reading
     request: dict[str, Any] = Field(
@@ -140,6 +152,13 @@ class ScoreResponse(BaseModel):
     score_error: ErrorBody | None = Field(
         description="why the tiles as read cannot be scored (field and message)"
     )
+    confident: bool = Field(
+        description="the score can be trusted as read: the tiles are confident and they make "
+        "a complete winning hand for the city with the context given (and, when no tile was "
+        "set apart or given as the winning tile, no other winning tile would change the "
+        "deltas); `doubts` says why not"
+    )
+    doubts: list[Doubt] = Field(description="why the score is not confident; empty when it is")
     annotated_image: str | None
 
 

@@ -17,8 +17,9 @@ from typing import Annotated
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-#: The repository root: a relative model path is looked up here when the working directory
-#: does not have it (``hupai serve`` run from elsewhere in an editable install).
+#: hupai's root — the checkout, or the installed package, where models/ is package data: a
+#: relative model path is looked up here when the working directory does not have it
+#: (``hupai serve`` run from elsewhere).
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_MODEL = Path("models/hupai-tiles-v1.onnx")
 

@@ -49,6 +49,7 @@ from hupai.service.pipeline import photo_source, read_pipeline
 from hupai.service.reader import Reader
 from hupai.service.schemas import ErrorBody
 from hupai.service.settings import Settings
+from hupai.vision.trust import score_doubts
 
 T = TypeVar("T")
 
@@ -336,7 +337,25 @@ async def add_hand_from_photo(
         hint="Fix the tiles as read and send the hand to POST /v1/tables/{token}/hands.",
         extra={"reading": result.reading, "entry": entry},
     )
-    return JSONResponse({**added, "reading": result.reading}, status_code=201)
+    hand = added["hand"]
+    doubts = await anyio.to_thread.run_sync(
+        lambda: score_doubts(
+            result.reading,
+            hand["request"],
+            hand["result"],
+            None,
+            win_tile_given="win_tile" in ctx,
+        )
+    )
+    return JSONResponse(
+        {
+            **added,
+            "reading": result.reading,
+            "confident": not doubts,
+            "doubts": [d.to_dict() for d in doubts],
+        },
+        status_code=201,
+    )
 
 
 @router.get("/{token}/hands/{number}", responses=ERRORS)

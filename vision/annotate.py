@@ -3,6 +3,7 @@ winning tile, and a caption with the hand in notation and the warning codes."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,8 @@ COLOURS = {
     "stray": (40, 40, 220),
 }
 WIN = (0, 220, 255)
+#: a place in a row with room for a tile that was not found (``gap``), drawn dashed
+GAP = (40, 40, 255)
 
 
 def annotate(image: Image, reading: Reading) -> Image:
@@ -76,6 +79,9 @@ def annotate(image: Image, reading: Reading) -> Image:
         (tw, _), _ = cv2.getTextSize(name, font, fs, thick)
         _text(out, name, (int(cx - tw / 2), int(quad[:, 1].max() + 16 * fs + 2)), fs, colour, thick)
 
+    for box in np.round(reading.gaps).astype(int):
+        _dashed_box(out, box, GAP, thick)
+
     lines = [f"hand {format_tiles(reading.hand) or '-'}  win {reading.win_tile or '-'}"]
     if reading.melds:
         lines.append("melds " + "  ".join(f"{m.kind} {m.notation}" for m in reading.melds))
@@ -93,6 +99,21 @@ def annotate(image: Image, reading: Reading) -> Image:
         _text(out, line, (8, y), fs, (255, 255, 255), thick, background=True)
         y += int(30 * fs + 6)
     return out
+
+
+def _dashed_box(
+    img: Image, box: np.ndarray, colour: tuple[int, int, int], thick: int, dash: int = 8
+) -> None:
+    import cv2
+
+    x1, y1, x2, y2 = (int(v) for v in box)
+    corners = [(x1, y1), (x2, y1), (x2, y2), (x1, y2), (x1, y1)]
+    for (ax, ay), (bx, by) in itertools.pairwise(corners):
+        steps = max(1, int(max(abs(bx - ax), abs(by - ay)) // dash))
+        for k in range(0, steps, 2):
+            a = (ax + (bx - ax) * k // steps, ay + (by - ay) * k // steps)
+            b = (ax + (bx - ax) * (k + 1) // steps, ay + (by - ay) * (k + 1) // steps)
+            cv2.line(img, a, b, colour, thick, cv2.LINE_AA)
 
 
 def _text(

@@ -32,14 +32,22 @@ SMALL_TILE_PX = 24.0
 #: 51 % of photos are confident and 98 % of those exact (models/MODEL_CARD.md).
 CHECK_BELOW = 0.85
 BOX_CHECK_BELOW = 0.4
-#: Warnings that say a tile may be misread, cut or doubled — a photo with any of them is not
+#: Warnings that say a tile may be misread, cut, doubled or missed (``gap``: a row leaves room
+#: for a tile that was not found) — a photo with any of them is not
 #: confident. The hand's structure (``tile_count``, ``unplaced_tiles``, melds) is not among
 #: them: whether the tiles make a winning hand is the scorer's verdict, which refuses a hand of
 #: the wrong size, and many photos (the real set's among them) are not laid out as one hand.
 #: Nor are ``win_tile_assumed`` (the tiles are read; only which one won is taken by position,
 #: and said so) and ``tiles_small`` (advice; doubt shows in the names).
 DOUBTS = frozenset(
-    {"no_tiles", "too_many_copies", "low_confidence", "cut_by_border", "win_tile_not_in_hand"}
+    {
+        "no_tiles",
+        "too_many_copies",
+        "low_confidence",
+        "cut_by_border",
+        "win_tile_not_in_hand",
+        "gap",
+    }
 )
 
 

@@ -27,16 +27,18 @@ from hupai.vision.detections import Detections
 from hupai.vision.images import ImageError as ImageError  # re-exported: the decoder's error
 from numpy.typing import NDArray
 
-#: Where the shipped model lives (an artifact of the repository, not of the package).
+from hupai import models
+
+#: The shipped models' folder (package data: the checkout's models/ or the installed copy).
+SHIPPED_MODELS = models.FOLDER
 MODEL_NAME = "hupai-tiles-v1"
-REPO_MODELS = Path(__file__).resolve().parent.parent / "models"
 PROVISIONAL = (
     Path(__file__).resolve().parent.parent / "data" / "provisional" / "hupai-tiles-dev.onnx"
 )
 MODEL_ENV = "HUPAI_MODEL"
 #: A model folder's pair: which finder and which namer read together, with their versions.
 PAIR_FILE = "reader.json"
-PAIR_MANIFEST = REPO_MODELS / PAIR_FILE
+PAIR_MANIFEST = SHIPPED_MODELS / PAIR_FILE
 THREADS_ENV = "HUPAI_THREADS"
 
 #: Decoding keeps at most this many candidates (by score) before NMS.
@@ -163,11 +165,11 @@ def find_model(model: str | Path | None = None) -> Path:
         if not path.is_file():
             raise ModelError(f"{path}: no such model file")
         return path
-    for candidate in (shipped_file("finder"), REPO_MODELS / f"{MODEL_NAME}.onnx", PROVISIONAL):
+    for candidate in (shipped_file("finder"), SHIPPED_MODELS / f"{MODEL_NAME}.onnx", PROVISIONAL):
         if candidate is not None and candidate.is_file():
             return candidate
     raise ModelError(
-        f"no model found: expected {REPO_MODELS / (MODEL_NAME + '.onnx')}; "
+        f"no model found: expected {SHIPPED_MODELS / (MODEL_NAME + '.onnx')}; "
         f"pass --model PATH or set {MODEL_ENV}"
     )
 
@@ -176,7 +178,7 @@ def shipped_file(role: str) -> Path | None:
     """The shipped ``finder`` or ``namer`` file named by ``models/reader.json``."""
     try:
         data = json.loads(PAIR_MANIFEST.read_text(encoding="utf-8"))
-        return REPO_MODELS / str(data[role]["file"])
+        return SHIPPED_MODELS / str(data[role]["file"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

@@ -45,6 +45,15 @@ SIDEWAYS_UNSURE = (1.1, 1.5)
 MAX_UNSURE = 7
 #: Neighbours further apart than this (gap, tile widths) are not chained into one row.
 ROW_LINK_GAP = 3.2
+#: Two neighbours in a row whose centres lie this many times the row's pitch (its median
+#: centre-to-centre step) apart leave room for one or two tiles the finder did not box
+#: (:func:`missing_tiles`; chosen on real val, bench/gaps.py). Measured in pitches, not box
+#: widths: touching tiles' boxes overlap by their visible sides, and the pitch holds for both.
+MISSING_GAP = (1.7, 3.4)
+#: ... between two upright tiles that stand alike: heights across the row within this ratio.
+MISSING_HEIGHT_RATIO = 1.2
+#: Rows shorter than this (tiles) say nothing about a tile missing from them.
+MISSING_MIN_ROW = 4
 
 
 class Role(StrEnum):
@@ -297,6 +306,62 @@ def _split_groups(
         else:
             groups[-1].append(b)
     return groups, norm
+
+
+def _plain(layout: HandLayout, det: Detections, i: int) -> bool:
+    """False for a tile the photo convention sets apart by a gap — the winning tile, a
+    flower, a meld's tile, a sideways tile: a gap beside it is no sign of a missing tile."""
+    group = layout.group_of(i)
+    return not (
+        i == layout.winning
+        or layout.sideways[i]
+        or _is_flower(int(det.class_id[i]))
+        or (group is not None and group.role is Role.MELD)
+    )
+
+
+def missing_tiles(det: Detections, layout: HandLayout) -> NDArray[np.float64]:
+    """Boxes (``(k, 4)``, the detections' frame) where a row has room for a tile that was not
+    boxed: two upright tiles that stand alike with room for one or two more between them
+    (their centres about two or three of the row's steps apart). A tile the finder missed (a blank white
+    dragon, a tile low in contrast) leaves such a gap; so may a hand laid out with a wide gap,
+    which is why this is a doubt, not a tile.
+
+    >>> boxes = [[x, 100, x + 30, 140] for x in range(0, 390, 30) if x != 150]
+    >>> det = Detections.make(boxes, [0] * len(boxes))
+    >>> missing_tiles(det, analyse(det)).round().tolist()
+    [[150.0, 100.0, 180.0, 140.0]]
+    """
+    if len(det) == 0:
+        return np.zeros((0, 4))
+    f = _frame(det, layout.angle)
+    t = math.radians(layout.angle)
+    along_x, along_y = math.cos(t), math.sin(t)
+    out: list[list[float]] = []
+    for row in layout.rows:
+        r = list(row.tiles)
+        if len(r) < MISSING_MIN_ROW:
+            continue
+        steps = np.diff(f.u[r])
+        pitch = float(np.median(steps))
+        if pitch <= 0:
+            continue
+        for k, (a, b) in enumerate(itertools.pairwise(r)):
+            if not (_plain(layout, det, a) and _plain(layout, det, b)):
+                continue
+            if not MISSING_GAP[0] <= steps[k] / pitch <= MISSING_GAP[1]:
+                continue
+            high, low = max(f.across[a], f.across[b]), min(f.across[a], f.across[b])
+            if high > MISSING_HEIGHT_RATIO * low:
+                continue
+            # the room between the two, as a box of the neighbours' size
+            mid_u = (f.u[a] + f.along[a] / 2 + f.u[b] - f.along[b] / 2) / 2
+            mid_v = (f.v[a] + f.v[b]) / 2
+            cx = mid_u * along_x - mid_v * along_y
+            cy = mid_u * along_y + mid_v * along_x
+            w, h = (det.wh[a] + det.wh[b]) / 2
+            out.append([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
+    return np.asarray(out, np.float64).reshape(-1, 4)
 
 
 # -- roles -------------------------------------------------------------------------------

@@ -45,7 +45,6 @@ STD = (0.229, 0.224, 0.225)
 BATCH = 32
 
 NAMER_NAME = "hupai-namer-v1"
-REPO_MODELS = Path(__file__).resolve().parent.parent / "models"
 NAMER_ENV = "HUPAI_NAMER"
 
 Image = NDArray[np.uint8]
@@ -134,12 +133,12 @@ def _triple(v: Any) -> tuple[float, float, float]:
 def find_namer(model: str | Path | None = None) -> Path:
     """The namer file: the argument (the CLI fills it from ``$HUPAI_NAMER``), or the shipped
     one (``models/reader.json``)."""
-    from hupai.vision.detector import shipped_file
+    from hupai.vision.detector import SHIPPED_MODELS, shipped_file
 
     if model is not None:
         path = Path(model)
     else:
-        path = shipped_file("namer") or REPO_MODELS / f"{NAMER_NAME}.onnx"
+        path = shipped_file("namer") or SHIPPED_MODELS / f"{NAMER_NAME}.onnx"
     if not path.is_file():
         raise NamerError(f"{path}: no such namer model file")
     return path

@@ -25,7 +25,7 @@ from hupai.vision.classes import BACK, CLASS_NAMES, tile_of
 from hupai.vision.deadline import ReadTimeout, check_deadline, read_deadline
 from hupai.vision.detections import Detections, box_corners
 from hupai.vision.detector import Detector, Image, load_image
-from hupai.vision.layout import CalledFrom, MeldShape, Role, analyse
+from hupai.vision.layout import CalledFrom, MeldShape, Role, analyse, missing_tiles
 from hupai.vision.namer import REJECT, Namer, NamerError
 from hupai.vision.passes import FINDER_CONF, detect_photo, featureless
 from hupai.vision.result import WARNING_CODES, Reading, ReadingWarning, ReadMeld
@@ -297,6 +297,13 @@ def build_reading(
             )
         )
 
+    gaps = photo_boxes(missing_tiles(det, layout), to_image)
+    if len(gaps):
+        warnings.append(
+            ReadingWarning(
+                "gap", f"{len(gaps)} place(s) in a row with room for a tile that was not found"
+            )
+        )
     warnings += checks(det, photo_det, hand, melds, flowers, set_apart, (w, h), to_image)
     check = tiles_to_check(det, None if names is None else names.box_confidence, warnings)
     return Reading(
@@ -320,6 +327,7 @@ def build_reading(
         alternative_probs=None if names is None else names.alternative_probs,
         check=check,
         confident=is_confident(det, warnings, check),
+        gaps=gaps,
         extra={
             "frame": {
                 "xyxy": det.xyxy,

@@ -3,7 +3,7 @@ tiles as seen, and warnings with stable codes (:data:`WARNING_CODES`), a message
 for the player.
 
 >>> sorted(WARNING_CODES)[:3]
-['concealed_kong_unknown', 'cut_by_border', 'low_confidence']
+['concealed_kong_unknown', 'cut_by_border', 'gap']
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ WARNING_CODES: dict[str, str] = {
     "concealed_kong_unknown": "Turn two tiles of the concealed kong face up (the inner two).",
     "unplaced_tiles": "Keep only the winning hand, its melds, flowers and the indicator or "
     "fishing tiles in the picture.",
+    "gap": "A tile may be missing where a row leaves room for one (the dashed box): check that "
+    "every tile was found, or lay the row with its tiles touching and reshoot.",
 }
 
 
@@ -102,6 +104,9 @@ class Reading:
     check: tuple[int, ...] = ()
     #: the whole photo can be trusted as read: no tile to check, no doubt about the layout
     confident: bool = False
+    #: boxes in the photo (k, 4) where a row has room for a tile that was not found
+    #: (:func:`hupai.vision.layout.missing_tiles`): each a ``gap`` warning's place
+    gaps: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 4)))
 
     # -- views ---------------------------------------------------------------------------
     @property
@@ -190,6 +195,7 @@ class Reading:
             "request": self.to_request_fields(city),
             "warnings": [w.to_dict() for w in self.warnings],
             "confident": self.confident,
+            "gaps": np.round(self.gaps, 1).tolist(),
             "detections": {
                 "xyxy": np.round(self.detections.xyxy, 1).tolist(),
                 "class_id": self.detections.class_id.tolist(),

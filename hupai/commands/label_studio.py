@@ -102,13 +102,16 @@ def _serve(args: argparse.Namespace) -> int:
     import logging
 
     from hupai.labeling.backend import BackendOptions
-    from hupai.vision.detector import REPO_MODELS, models_in
+    from hupai.vision.detector import SHIPPED_MODELS, models_in
 
     if args.read_concurrency < 1 or args.read_timeout <= 0 or args.max_body_mb <= 0:
         raise UserError(
             "--read-concurrency must be 1 or more, --read-timeout and --max-body-mb above 0"
         )
-    finder, namer = (Path(args.model), Path(args.namer)) if args.model else models_in(REPO_MODELS)
+    if args.model:
+        finder, namer = Path(args.model), Path(args.namer)
+    else:
+        finder, namer = models_in(SHIPPED_MODELS)
     root = args.local_files_root or os.environ.get("LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT")
     if root is not None and not Path(root).is_dir():
         raise UserError(f"--local-files-root {root}: no such folder")

@@ -6,9 +6,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hupai.cli import add_models_option
+
+if TYPE_CHECKING:
+    from hupai.vision.result import Reading
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff")
 
@@ -186,8 +189,9 @@ def add_photo_options(parser: argparse.ArgumentParser) -> None:
     add_model_options(group)
 
 
-def photo_request(args: argparse.Namespace, base: Any) -> dict[str, Any]:
-    """The score request: REQUEST (if any), then the context options, then the photo."""
+def photo_request(args: argparse.Namespace, base: Any) -> tuple[dict[str, Any], Reading]:
+    """The score request — REQUEST (if any), then the context options, then the photo — and
+    the photo's reading."""
     from hupai.cli import UserError
     from hupai.vision.images import PhotoError, load_image
     from hupai.vision.reading import read_image
@@ -221,4 +225,4 @@ def photo_request(args: argparse.Namespace, base: Any) -> dict[str, Any]:
         print(f"hupai score: {args.photo}: warning [{w.code}] {w.message}", file=sys.stderr)
     winner = data.get("winner") if isinstance(data.get("winner"), int) else None
     data.update(reading.to_request_fields(str(data["city"]), winner))
-    return data
+    return data, reading

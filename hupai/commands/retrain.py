@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hupai.cli import UserError
+from hupai.cli import TRAIN_EXTRA, UserError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -68,9 +68,9 @@ def _retrain(args: argparse.Namespace) -> int:
         import efficientnet_lite_pytorch  # noqa: F401
         import torch  # noqa: F401
     except ModuleNotFoundError:
-        raise UserError("retraining needs the train extra: run `make train-deps`") from None
+        raise UserError(TRAIN_EXTRA.format(what="retraining")) from None
     from hupai.labeling.retrain import RetrainError, RetrainOptions, format_table, retrain
-    from hupai.vision.detector import REPO_MODELS
+    from hupai.vision.detector import SHIPPED_MODELS
 
     if not 0 < args.held_out < 1:
         raise UserError(f"--held-out {args.held_out}: must be between 0 and 1")
@@ -79,7 +79,7 @@ def _retrain(args: argparse.Namespace) -> int:
     opts = RetrainOptions(
         corrected=tuple(args.corrected),
         out=args.out,
-        base=args.models or REPO_MODELS,
+        base=args.models or SHIPPED_MODELS,
         real=None if args.no_real else args.real,
         held_out=args.held_out,
         epochs=args.epochs,

@@ -41,20 +41,37 @@ def _score(args: argparse.Namespace) -> int:
     if args.cities:
         print(json.dumps(describe_cities(), ensure_ascii=False, indent=indent))
         return 0
+    reading = None
     if args.photo is not None:
         from hupai.commands.read import photo_request
 
-        data = photo_request(args, None if args.request is None else _read_request(args.request))
+        data, reading = photo_request(
+            args, None if args.request is None else _read_request(args.request)
+        )
     elif args.request is None:
         raise UserError("give a request file, or - to read the request from stdin")
     else:
         data = _read_request(args.request)
     try:
-        result = score(data)
+        result = result_to_dict(score(data))
     except ScoringInputError as exc:
         raise UserError(str(exc)) from None
-    print(json.dumps(result_to_dict(result), ensure_ascii=False, indent=indent))
+    if reading is not None:
+        result.update(photo_confidence(reading.to_dict(data["city"]), data, result, args))
+    print(json.dumps(result, ensure_ascii=False, indent=indent))
     return 0
+
+
+def photo_confidence(
+    reading: dict[str, Any], data: dict[str, Any], result: dict[str, Any], args: argparse.Namespace
+) -> dict[str, Any]:
+    """A score read from a photo says whether it can be trusted (hupai.vision.trust)."""
+    from hupai.vision.trust import score_doubts
+
+    doubts = score_doubts(reading, data, result, None, win_tile_given=args.win_tile is not None)
+    for d in doubts:
+        print(f"hupai score: {args.photo}: doubt [{d.code}] {d.message}", file=sys.stderr)
+    return {"confident": not doubts, "doubts": [d.to_dict() for d in doubts]}
 
 
 def _read_request(source: str) -> Any:

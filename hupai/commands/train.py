@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hupai.cli import UserError
+from hupai.cli import TRAIN_EXTRA, UserError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -175,7 +175,7 @@ def _need_ultralytics() -> None:
     try:
         import ultralytics  # noqa: F401
     except ModuleNotFoundError:
-        raise UserError("training needs the train extra: run `make train-deps`") from None
+        raise UserError(TRAIN_EXTRA.format(what="training")) from None
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -300,7 +300,7 @@ def _need_torch() -> None:
         import efficientnet_lite_pytorch  # noqa: F401
         import torch  # noqa: F401
     except ModuleNotFoundError:
-        raise UserError("training the namer needs the train extra: run `make train-deps`") from None
+        raise UserError(TRAIN_EXTRA.format(what="training the namer")) from None
 
 
 def _namer(args: argparse.Namespace) -> int:

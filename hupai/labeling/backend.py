@@ -320,8 +320,13 @@ class Fetcher:
 def prediction(reading: Any, config: Config, model_version: str) -> dict[str, Any]:
     """One task's prediction from a reading (:class:`hupai.vision.result.Reading`): rectangles
     with hupai's names and scores, the namer's three likeliest names per box as the region's
-    meta text."""
-    item = ImageLabels("", reading.width, reading.height, reading.detections)
+    meta text, and the photo's review score (:func:`hupai.vision.trust.review_score`: doubtful
+    photos lowest, so that sorting by it in Label Studio puts them first)."""
+    from hupai.vision.trust import review_score
+
+    item = ImageLabels(
+        "", reading.width, reading.height, reading.detections, {"score": review_score(reading)}
+    )
     (task,) = labelstudio_tasks([item], model_version=model_version)
     result = task["predictions"][0]["result"]
     # percentages of the image read; the photo's own size where it was decoded reduced

@@ -71,6 +71,8 @@ class LabelReport:
     scored: Counter[str] = field(default_factory=Counter)  # valid / not_winning / error
     outputs: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: per photo read: its review score, confident, the doubting warnings (hupai.vision.trust)
+    review: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
     detect_seconds: float = 0.0  # wall time of the reading phase
 
@@ -92,6 +94,8 @@ class LabelReport:
             "scored": dict(sorted(self.scored.items())),
             "outputs": self.outputs,
             "notes": self.notes,
+            # the photos to look at first: doubtful ones first, then by the weakest tile
+            "review": sorted(self.review, key=lambda r: (r["score"], r["photo"])),
             "seconds": round(self.seconds, 2),
             "photos_per_second": round(self.photos_per_second, 2),
         }

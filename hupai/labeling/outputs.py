@@ -37,8 +37,10 @@ from hupai.labeling.options import (
 from hupai.labeling.photos import Photo
 from hupai.labeling.read import reading_of, thumbnail
 from hupai.labeling.store import Store, atomic_write, sha256_bytes, sha256_file
+from hupai.vision.checks import DOUBTS
 from hupai.vision.classes import CLASS_NAMES
 from hupai.vision.reading import Reading
+from hupai.vision.trust import review_score
 
 
 def output_stem(rel: str, taken: set[str]) -> str:
@@ -180,6 +182,15 @@ def _collected(
         report.warnings.update(reading.codes)
         if not len(reading.detections):
             report.no_tiles.append(p.rel)
+        review = review_score(reading)
+        report.review.append(
+            {
+                "photo": p.rel,
+                "score": review,
+                "confident": reading.confident,
+                "doubts": sorted(set(reading.codes) & DOUBTS),
+            }
+        )
         row = {
             "photo": p.rel,
             "id": image_id,
@@ -198,6 +209,7 @@ def _collected(
                 reading,
                 opts.ls_prefix + quote(f"images/{image_name}", safe="/"),
                 data=data_fields,
+                score=review,
             )
         )
         coco_items.append(

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from hupai.vision.classes import CLASS_NAMES
-from hupai.vision.detector import PAIR_FILE, REPO_MODELS, ModelError, models_in
+from hupai.vision.detector import PAIR_FILE, SHIPPED_MODELS, ModelError, models_in
 
 #: Photo suffixes a corrected folder holds (what ``hupai data import`` writes).
 PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp"}
@@ -72,7 +72,7 @@ class RetrainError(ValueError):
 class RetrainOptions:
     corrected: tuple[Path, ...]
     out: Path
-    base: Path = REPO_MODELS  # the model folder to start from (reader.json)
+    base: Path = SHIPPED_MODELS  # the model folder to start from (reader.json)
     real: Path | None = Path("data/real")  # replay (val), int8 check (val), table (test)
     held_out: float = 0.2  # share held out when no photo was imported as val/test
     epochs: int = 6

@@ -121,6 +121,24 @@ def test_the_output_and_its_photos_move_together(labelled: dict[str, Any], tmp_p
     assert link.is_symlink() and link.resolve() == (moved / photos.name / "sub/hand1.jpg")
 
 
+def test_the_report_ranks_the_photos_for_review_doubtful_first(labelled: dict[str, Any]) -> None:
+    report = json.loads((labelled["out"] / "report.json").read_text())
+    review = report["review"]
+    assert sorted(r["photo"] for r in review) == _photo_names()
+    assert [r["score"] for r in review] == sorted(r["score"] for r in review)
+    assert all((r["score"] >= 0.5) == r["confident"] for r in review)
+    assert all(r["doubts"] or r["confident"] or r["score"] == 0.0 for r in review)
+
+
+def test_a_label_studio_task_scores_like_its_photos_review(labelled: dict[str, Any]) -> None:
+    out = labelled["out"]
+    review = {
+        r["photo"]: r["score"] for r in json.loads((out / "report.json").read_text())["review"]
+    }
+    tasks = json.loads((out / "labelstudio.json").read_text())
+    assert {t["data"]["photo"]: t["predictions"][0]["score"] for t in tasks} == review
+
+
 def test_labelstudio_tasks_round_trip_to_the_yolo_labels(labelled: dict[str, Any]) -> None:
     out = labelled["out"]
     tasks = json.loads((out / "labelstudio.json").read_text())
@@ -128,7 +146,8 @@ def test_labelstudio_tasks_round_trip_to_the_yolo_labels(labelled: dict[str, Any
     task = tasks[0]
     assert task["data"]["image"] == "/data/local-files/?d=images/hand0.jpg"
     (pred,) = task["predictions"]
-    assert pred["model_version"] == "fake 0" and pred["score"] == 0.9
+    # the task's score is the photo's review score (confident: 0.5 and up), each box's its own
+    assert pred["model_version"] == "fake 0" and pred["score"] == 0.95
     first = pred["result"][0]
     assert first["value"]["rectanglelabels"] == ["1m"] and first["score"] == 0.9
     assert first["original_width"] == 640 and first["value"]["x"] == pytest.approx(43 / 6.4)

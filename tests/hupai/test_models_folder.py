@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hupai.vision.detector import REPO_MODELS, ModelError, models_in
+from hupai.vision.detector import SHIPPED_MODELS, ModelError, models_in
 
 from hupai.cli import UserError, main, models_folder
 
@@ -22,22 +22,22 @@ REAL_PHOTO = sorted(
 def copied_models(folder: Path) -> Path:
     """The shipped pair copied into ``folder`` (a model folder of its own)."""
     folder.mkdir()
-    finder, namer = models_in(REPO_MODELS)
+    finder, namer = models_in(SHIPPED_MODELS)
     for onnx in (finder, namer):
         for path in (onnx, onnx.with_suffix(".json")):
             shutil.copy(path, folder / path.name)
     manifest = json.loads(namer.with_suffix(".json").read_text())
     for partner in filter(None, (manifest.get("gate"), manifest.get("blend"))):
-        onnx = REPO_MODELS / partner["file"]
+        onnx = SHIPPED_MODELS / partner["file"]
         for path in (onnx, onnx.with_suffix(".json")):
             shutil.copy(path, folder / path.name)
-    shutil.copy(REPO_MODELS / "reader.json", folder / "reader.json")
+    shutil.copy(SHIPPED_MODELS / "reader.json", folder / "reader.json")
     return folder
 
 
 def test_the_shipped_folder_names_its_pair() -> None:
-    finder, namer = models_in(REPO_MODELS)
-    assert finder.parent == namer.parent == REPO_MODELS
+    finder, namer = models_in(SHIPPED_MODELS)
+    assert finder.parent == namer.parent == SHIPPED_MODELS
     assert "finder" in finder.name and "namer" in namer.name
 
 

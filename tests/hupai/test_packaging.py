@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 #: folders pyproject.toml maps under hupai, each to hupai.<folder>
-MAPPED = ("scoring", "vision", "datasets", "service", "ledger")
+MAPPED = ("scoring", "vision", "datasets", "service", "ledger", "models")
 
 
 def package_name(folder: Path) -> str:

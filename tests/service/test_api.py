@@ -150,6 +150,25 @@ def test_score_reads_then_scores_with_the_context(client: TestClient, photo: byt
     assert body["score_error"] is None
 
 
+def test_a_confident_reading_of_a_winning_hand_scores_confident(
+    client: TestClient, photo: bytes
+) -> None:
+    body = post_score(client, photo).json()
+    assert body["reading"]["confident"] is True
+    assert (body["confident"], body["doubts"]) == (True, [])
+
+
+def test_a_reading_that_does_not_win_is_not_confident(client: TestClient, photo: bytes) -> None:
+    reader = FakeReader()
+    reader.det.class_id[0] = class_of(Tile.parse("9s"))  # 923m…: no winning shape
+    client.app.dependency_overrides[get_reader] = lambda: reader  # type: ignore[attr-defined]
+    body = post_score(client, photo).json()
+    assert body["reading"]["confident"] is True  # the tiles alone are read with confidence
+    assert body["score"]["valid"] is False
+    assert body["confident"] is False
+    assert [d["code"] for d in body["doubts"]] == ["not_a_winning_hand"]
+
+
 def test_photo_tiles_replace_tiles_in_the_context(client: TestClient, photo: bytes) -> None:
     body = post_score(client, photo, {**CONTEXT, "hand": "19m19p19s1234567z"}).json()
     assert body["request"]["hand"] == "123456m55789p"
@@ -165,6 +184,7 @@ def test_score_of_a_reading_that_cannot_be_scored_comes_beside_the_reading(
     assert r.status_code == 200
     body = r.json()
     assert body["score"] is None
+    assert body["confident"] is False and "unscorable" in [d["code"] for d in body["doubts"]]
     assert body["score_error"]["code"] == "unscorable_reading"
     assert body["score_error"]["field"] == "hand" and "1z" in body["score_error"]["message"]
     assert body["reading"]["hand"].endswith("1z")

@@ -101,6 +101,16 @@ def test_a_hand_from_a_photo_keeps_its_reading_and_thumbnail(
     assert thumb.content[:2] == b"\xff\xd8"
 
 
+def test_a_photo_hand_says_whether_its_score_is_confident(client: TestClient, photo: bytes) -> None:
+    token = new_table(client)["write_token"]
+    r = client.post(
+        f"/v1/tables/{token}/photo",
+        files={"photo": ("hand.jpg", photo, "image/jpeg")},
+        data={"context": json.dumps({"winner": 1, "win": "self_draw"})},
+    )
+    assert (r.json()["confident"], r.json()["doubts"]) == (True, [])
+
+
 def test_a_photo_hand_that_cannot_be_scored_adds_nothing_and_returns_the_reading(
     client: TestClient, photo: bytes, fake_reader: FakeReader
 ) -> None:

@@ -154,6 +154,19 @@ def test_cli_score_photo_needs_a_city(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "--photo needs --city" in capsys.readouterr().err
 
 
+def test_cli_score_photo_says_whether_the_score_is_confident(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hupai.cli import main
+
+    model, photo = _hand_model(tmp_path)
+    args = ["score", "--photo", str(photo), "--model", str(model), "--no-namer"]
+    assert main([*args, "--city", "shaanxi", "--winner", "0", "--win", "self_draw"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["valid"] is True
+    assert (result["confident"], result["doubts"]) == (True, [])
+
+
 def test_cli_score_photo_builds_the_request(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
