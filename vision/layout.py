@@ -323,9 +323,9 @@ def _plain(layout: HandLayout, det: Detections, i: int) -> bool:
 def missing_tiles(det: Detections, layout: HandLayout) -> NDArray[np.float64]:
     """Boxes (``(k, 4)``, the detections' frame) where a row has room for a tile that was not
     boxed: two upright tiles that stand alike with room for one or two more between them
-    (their centres about two or three of the row's steps apart). A tile the finder missed (a blank white
-    dragon, a tile low in contrast) leaves such a gap; so may a hand laid out with a wide gap,
-    which is why this is a doubt, not a tile.
+    (their centres about two or three of the row's steps apart). A tile the finder missed (a
+    blank white dragon, a tile low in contrast) leaves such a gap; so may a hand laid out with
+    a wide gap, which is why this is a doubt, not a tile.
 
     >>> boxes = [[x, 100, x + 30, 140] for x in range(0, 390, 30) if x != 150]
     >>> det = Detections.make(boxes, [0] * len(boxes))
