@@ -625,3 +625,21 @@ def test_a_half_sent_head_is_closed_like_hupai_serve_does(reader: Reader) -> Non
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+def test_the_basic_auth_comes_from_the_option_or_label_studios_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hupai.cli import UserError
+    from hupai.commands.label_studio import basic_auth
+
+    monkeypatch.delenv("BASIC_AUTH_USER", raising=False)
+    monkeypatch.delenv("BASIC_AUTH_PASS", raising=False)
+    assert basic_auth(None) is None
+    assert basic_auth("ls:p:w") == ("ls", "p:w")
+    monkeypatch.setenv("BASIC_AUTH_USER", "ls")
+    monkeypatch.setenv("BASIC_AUTH_PASS", "secret")
+    assert basic_auth(None) == ("ls", "secret")
+    for bad in ("nopassword", ":x", "x:"):
+        with pytest.raises(UserError):
+            basic_auth(bad)
