@@ -44,8 +44,10 @@ class Doubt:
         return {"code": self.code, "message": self.message}
 
 
-def score_dict(request: Mapping[str, Any]) -> dict[str, Any]:
-    return result_to_dict(score(dict(request)))
+def score_dict(request: Any) -> dict[str, Any]:
+    """The result of a request; one that is not an object goes to scoring as it is, which
+    names what was sent (``got null``) instead of failing here."""
+    return result_to_dict(score(dict(request) if isinstance(request, Mapping) else request))
 
 
 def score_doubts(
