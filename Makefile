@@ -9,7 +9,7 @@ PORT ?= 8000
 # Installs are stamped with the pyproject.toml they came from, so a rerun is quick.
 STAMP := $(VENV)/.stamp-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: test lint typecheck pytest serve venv dist train-deps test-train test-labelstudio test-labelstudio-ml clean-venv
+.PHONY: test lint typecheck pytest serve venv dist train-deps test-train train-gpu train-gpu-run test-labelstudio test-labelstudio-ml clean-venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,21 @@ test: lint typecheck pytest
 serve: $(STAMP)
 	$(VENV)/bin/hupai serve --host $(HOST) --port $(PORT)
 
+# CJK fonts the procedural tile faces are set in (datasets/synth/faces.py: FONTS, licenses in
+# FONT_PACKAGES); their tests are skipped, saying which, where they are missing.
+FONT_NEEDS := /usr/share/fonts/truetype/arphic/ukai.ttc:fonts-arphic-ukai \
+	/usr/share/fonts/truetype/arphic/uming.ttc:fonts-arphic-uming \
+	/usr/share/fonts/truetype/cwtex/cwkai.ttf:fonts-cwtex-kai \
+	/usr/share/fonts/truetype/lxgw-wenkai/LXGWWenKai-Regular.ttf:fonts-lxgw-wenkai \
+	/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc:fonts-noto-cjk \
+	/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc:fonts-wqy-zenhei \
+	/usr/share/fonts/opentype/ipafont-mincho/ipam.ttf:fonts-ipafont-mincho \
+	/usr/share/fonts/truetype/hanazono/HanaMinA.ttf:fonts-hanazono \
+	/usr/share/fonts/truetype/klee/KleeOne-Regular.ttf:fonts-klee
+.PHONY: synth-fonts
+synth-fonts:
+	@$(MAKE) --no-print-directory debian-packages DEBIAN_NEEDS="$(FONT_NEEDS)"
+
 # The sdist and the wheel (models, page and credits inside) in dist/: `pip install
 # dist/hupai-*.whl` (or pipx) then `hupai serve`, no checkout needed.
 dist: $(STAMP)
@@ -72,13 +87,28 @@ dist: $(STAMP)
 	$(PY) -m build --outdir dist .
 
 # Training needs torch + ultralytics (several GB); not part of `make test` or CI.
-train-deps: $(STAMP)
+train-deps: $(STAMP) synth-fonts
 	$(PIP) install -q -e '.[dev,ray,train]'
 
 # A few training steps on tiny synthetic scenes, export, and a read through the runtime.
 test-train: train-deps
-	$(VENV)/bin/pytest tests/vision/test_train_smoke.py tests/hupai/test_retrain_train.py -m train \
-		-p no:cacheprovider
+	$(VENV)/bin/pytest tests/vision/test_train_smoke.py tests/hupai/test_retrain_train.py \
+		tests/hupai/test_gpu_recipe.py -m train -p no:cacheprovider
+
+# The GPU recipe (docs/training-gpu.md). Here: pack what a GPU run needs into $(GPU_PACK)
+# (≤ 64 MiB: the real set re-encoded, wheels, faces cache, font subsets). There (a GPU machine
+# with torch and no registry), from the repository root with the pack beside it:
+# `make train-gpu-run OUT=dir` — ≤ 9 minutes, finder.onnx + namer.onnx + logs in dir.
+GPU_PACK ?= build/gpu-pack
+train-gpu: train-deps
+	$(PY) -m hupai.training.gpu pack --out $(GPU_PACK) --real data/real
+
+train-gpu-run:
+	@test -n "$(OUT)" || { echo "usage: make train-gpu-run OUT=folder [GPU_PACK=$(GPU_PACK)]"; exit 2; }
+	python3 -m pip install -q --no-index --no-deps --no-compile $(GPU_PACK)/wheels/*.whl
+	python3 -m pip install -q --no-index --no-deps --no-build-isolation -e .
+	HUPAI_FACE_FONTS=$(abspath $(GPU_PACK))/fonts YOLO_OFFLINE=1 PYTHONUNBUFFERED=1 \
+		python3 -m hupai.training.gpu run --pack $(GPU_PACK) --out $(OUT)
 
 # The labelling loop against a real Label Studio on loopback (its own virtual environment:
 # label-studio pins its own Django stack; ~400 MB, a few minutes the first time).

@@ -2,22 +2,25 @@
 
 Real val photos (never test) are read once through the product's own path with the gap check
 (:func:`hupai.vision.layout.missing_tiles`) off; the check is then run on each reading's own
-frame and layout at several lower bounds (the smallest step between two neighbours flagged, in
-the row's pitches) and — the peer, in the same run — not at all: exact-read, the confident share
-and how exact it is, the photos with a gap (and how many of those had a labelled tile no read
-box found). Then the miss the check is for is made by hand: in every row of 9-14 tiles read,
-each found box is taken away in turn (the tile stays in the photo, unboxed — what a finder
-that misses a blank white dragon leaves) and the check runs on what is left: is a gap flagged
-where the tile lies? Inner tiles and row ends are counted apart (an end leaves no room to see).
+frame and layout as shipped and in a few variants (the smallest step between two neighbours
+flagged, in the row's pitches; the winning tile; flowers) and — the peer, in the same run — not
+at all: exact-read, the confident share and how exact it is, the photos with a gap (and how
+many of those had a labelled tile no read box found). Then the miss the check is for is made by
+hand: in every row of 9-14 tiles read, each found box is taken away in turn (the tile stays in
+the photo, unboxed — what a finder that misses a blank white dragon leaves) and the check runs
+on what is left: is a gap flagged where the tile lies? Inner tiles and row ends are counted
+apart (an end leaves no room to see).
 
-    python bench/gaps.py [--real data/real] [--split val] [--lower 1.5 1.6 …]
+    python bench/gaps.py [--real data/real] [--split val]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -59,24 +62,43 @@ def read_all(folder: Path, split: str, model: str | None, namer: str | None) -> 
     return out
 
 
-def gaps_of(reading: Reading, lower: float) -> int:
-    """How many gaps the check finds in a reading (read with the check off) at ``lower``."""
+@contextlib.contextmanager
+def check_set(**constants: object) -> Iterator[None]:
+    """The gap check with some of :mod:`hupai.vision.layout`'s constants changed."""
+    saved = {name: getattr(layout_module, name) for name in constants}
+    for name, value in constants.items():
+        setattr(layout_module, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(layout_module, name, value)
+
+
+#: the variants measured beside each other: as shipped, and one change each
+VARIANTS: dict[str, dict[str, object]] = {
+    "shipped": {},
+    "from 1.5": {"MISSING_GAP": (1.5, 3.4)},
+    "from 1.9": {"MISSING_GAP": (1.9, 3.4)},
+    "win apart 2.0": {"WIN_APART": 2.0},
+    "win never": {"WIN_APART": float("inf")},
+    "flowers in row": {"FLOWERS_APART": False},
+}
+
+
+def gaps_of(reading: Reading) -> int:
+    """How many gaps the check finds in a reading's own frame and layout."""
     frame = reading.extra["frame"]
     det = Detections(frame["xyxy"], reading.detections.confidence, reading.detections.class_id)
-    saved = layout_module.MISSING_GAP
-    layout_module.MISSING_GAP = (lower, saved[1])
-    try:
-        return len(layout_module.missing_tiles(det, reading.layout))
-    finally:
-        layout_module.MISSING_GAP = saved
+    return len(layout_module.missing_tiles(det, reading.layout))
 
 
-def photo_figures(readings: list[tuple], lower: float | None) -> dict[str, float | None]:
-    """The figures with the check at ``lower`` (None: off, the peer)."""
+def photo_figures(readings: list[tuple], on: bool) -> dict[str, float | None]:
+    """The figures with the check (as currently set) on, or off (the peer)."""
     exact = confident = confident_exact = gapped = true_gaps = 0
     for reading, truth in readings:
         right = Counter(reading.detections.class_id.tolist()) == Counter(truth.class_id.tolist())
-        gaps = 0 if lower is None else gaps_of(reading, lower)
+        gaps = gaps_of(reading) if on else 0
         sure = reading.confident and not gaps
         exact += right
         confident += sure
@@ -92,31 +114,29 @@ def photo_figures(readings: list[tuple], lower: float | None) -> dict[str, float
         "confident_exact": confident_exact / confident if confident else None,
         "photos with a gap": gapped / n,
         "  of them a tile missed": true_gaps / gapped if gapped else None,
+        **{f"taken away, {k}: flagged": v for k, v in taken_away(readings, on).items()},
     }
 
 
-def taken_away(readings: list[tuple], lower: float) -> dict[str, tuple[int, int]]:
-    """Per position kind (inner/end): (boxes taken, gap flagged where the box was)."""
+def taken_away(readings: list[tuple], on: bool) -> dict[str, float]:
+    """Per position kind (inner/end): the share of boxes taken away flagged where they lay."""
     counts: dict[str, list[int]] = {"inner": [0, 0], "end": [0, 0]}
-    saved = layout_module.MISSING_GAP
-    layout_module.MISSING_GAP = (lower, saved[1])
-    try:
-        for reading, _truth in readings:
-            det = reading.detections
-            lay = layout_module.analyse(det)
-            for row in lay.rows:
-                if len(row.tiles) not in ROW_LENGTHS:
+    for reading, _truth in readings:
+        det = reading.detections
+        lay = layout_module.analyse(det)
+        for row in lay.rows:
+            if len(row.tiles) not in ROW_LENGTHS:
+                continue
+            for k, i in enumerate(row.tiles):
+                kind = "end" if k in (0, len(row.tiles) - 1) else "inner"
+                counts[kind][0] += 1
+                if not on:
                     continue
-                for k, i in enumerate(row.tiles):
-                    kind = "end" if k in (0, len(row.tiles) - 1) else "inner"
-                    rest = without(det, i)
-                    gaps = layout_module.missing_tiles(rest, layout_module.analyse(rest))
-                    hit = len(gaps) and box_iou(gaps, det.xyxy[i][None]).max() > HIT_IOU
-                    counts[kind][0] += 1
-                    counts[kind][1] += bool(hit)
-    finally:
-        layout_module.MISSING_GAP = saved
-    return {k: (v[0], v[1]) for k, v in counts.items()}
+                rest = without(det, i)
+                gaps = layout_module.missing_tiles(rest, layout_module.analyse(rest))
+                hit = len(gaps) and box_iou(gaps, det.xyxy[i][None]).max() > HIT_IOU
+                counts[kind][1] += bool(hit)
+    return {k: hit / max(n, 1) for k, (n, hit) in counts.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,35 +145,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default="val", help="never test for choosing")
     parser.add_argument("--model")
     parser.add_argument("--namer")
-    parser.add_argument(
-        "--lower",
-        type=float,
-        nargs="+",
-        default=[0.6, 0.7, 0.8, 0.9, 1.0],
-        help="the smallest gap (tile widths beyond the row's spacing) flagged, swept",
-    )
     args = parser.parse_args(argv)
-    saved = layout_module.MISSING_GAP
-    layout_module.MISSING_GAP = (float("inf"), float("inf"))  # read once, the check off
-    try:
+    with check_set(MISSING_GAP=(float("inf"), float("inf"))):  # read once, the check off
         readings = read_all(args.real, args.split, args.model, args.namer)
-    finally:
-        layout_module.MISSING_GAP = saved
-    print(f"real {args.split}: {len(readings)} photos; the gap check at each lower bound")
-    settings: list[float | None] = [None, *args.lower]
-    figures = {s: photo_figures(readings, s) for s in settings}
-    names = ["off (peer)", *(f"from {s:.2f}" for s in args.lower)]
-    print(f"{'':26s}" + "".join(f"{name:>12s}" for name in names))
-    for key in figures[None]:
-        cells = [figures[s][key] for s in settings]
-        print(f"{key:26s}" + "".join(f"{'—' if v is None else f'{v:.3f}':>12s}" for v in cells))
+    figures = {"off (peer)": photo_figures(readings, on=False)}
+    for name, constants in VARIANTS.items():
+        with check_set(**constants):
+            figures[name] = photo_figures(readings, on=True)
     span = f"{ROW_LENGTHS.start}-{ROW_LENGTHS.stop - 1}"
-    print(f"\none found box taken away (the tile left unboxed) in rows of {span} tiles:")
-    print("a gap flagged where it lay")
-    for lower in args.lower:
-        found = taken_away(readings, lower)
-        cells = "  ".join(f"{k} {hit}/{n} = {hit / max(n, 1):.1%}" for k, (n, hit) in found.items())
-        print(f"  from {lower:.2f}: {cells}")
+    print(f"real {args.split}: {len(readings)} photos; the gap check off and in each variant")
+    print(f"(taken away: one found box in a row of {span} tiles, the tile left unboxed)")
+    print(f"{'':28s}" + "".join(f"{name:>15s}" for name in figures))
+    for key in figures["shipped"]:
+        cells = [figures[name][key] for name in figures]
+        print(f"{key:28s}" + "".join(f"{'—' if v is None else f'{v:.3f}':>15s}" for v in cells))
     return 0
 
 

@@ -9,7 +9,7 @@ exact-read, tile precision/recall, the confident share and how exact it is, and 
 kinds of issue #25 per photo (a box on no tile, over two tiles, on a tile cut by the edge; a
 tile misnamed, a tile missed).
 
-    python bench/heldout.py --n 200 [--seen samoheen] [--model F.onnx --namer N.onnx]
+    python bench/heldout.py --n 200 [--seen samoheen] [--model F.onnx --namer N.onnx] [--no-family]
 
 The held-out art is GPL-2.0-or-later (Debian's xmahjongg): fetched at run time with
 ``apt-get download`` into data/debian-art (:func:`hupai.datasets.sheets.fetch`), never committed.
@@ -30,7 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 from hupai.datasets.sheets import fetch, held_out_glyphs  # noqa: E402
 from hupai.datasets.synth.art import build_cache, load_glyphs  # noqa: E402
-from hupai.datasets.synth.render import Renderer  # noqa: E402
+from hupai.datasets.synth.faces import HELD_OUT_FAMILY  # noqa: E402
+from hupai.datasets.synth.render import GeneratedFaces, Renderer  # noqa: E402
 from hupai.vision.classes import CLASS_NAMES  # noqa: E402
 from hupai.vision.detections import Detections, box_iou  # noqa: E402
 
@@ -135,27 +136,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", help="finder ONNX (default: the shipped one)")
     parser.add_argument("--namer", help="namer ONNX (default: the shipped one)")
     parser.add_argument("--real", type=Path, help="also the real test split of this dataset root")
+    parser.add_argument(
+        "--no-family", action="store_true", help="leave out the held-out procedural style family"
+    )
     args = parser.parse_args(argv)
-    banks = {
-        HELD_OUT: {HELD_OUT: held_out_glyphs(fetch(ROOT / "data" / "debian-art"))},
-        args.seen: {args.seen: load_glyphs(build_cache())[args.seen]},
+    renderers = {
+        HELD_OUT: Renderer({HELD_OUT: held_out_glyphs(fetch(ROOT / "data" / "debian-art"))}),
+        args.seen: Renderer({args.seen: load_glyphs(build_cache())[args.seen]}),
     }
+    if not args.no_family:
+        family = f"gen-{HELD_OUT_FAMILY}"
+        renderers[family] = Renderer({}, GeneratedFaces(1.0, (HELD_OUT_FAMILY,)))
     rows = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, bank in banks.items():
-            folder = write_scenes(Renderer(bank), Path(tmp) / name, args.n, args.seed)
+        for name, renderer in renderers.items():
+            folder = write_scenes(renderer, Path(tmp) / name, args.n, args.seed)
             rows[name] = measure(folder, args.model, args.namer)
         if args.real:
             rows["real test"] = measure(args.real, args.model, args.namer)
-    print(f"{args.n} scenes per art set, seeds ({args.seed}, i); held out: {HELD_OUT}")
-    names = {n: n + {HELD_OUT: " (held out)", args.seen: " (seen)"}.get(n, "") for n in rows}
+    held_out = [HELD_OUT, *([] if args.no_family else [f"gen-{HELD_OUT_FAMILY}"])]
+    print(f"{args.n} scenes per art set, seeds ({args.seed}, i); held out: {', '.join(held_out)}")
+    labels = {**{h: " (held out)" for h in held_out}, args.seen: " (seen)"}
+    names = {n: n + labels.get(n, "") for n in rows}
     print(f"{'':22s}" + "".join(f"{v:>22s}" for v in names.values()))
     for key in next(iter(rows.values())):
         cells = [rows[n][key] for n in rows]
         print(f"{key:22s}" + "".join(f"{'—' if v is None else f'{v:.3f}':>22s}" for v in cells))
-    held, seen = rows[HELD_OUT]["exact_read"], rows[args.seen]["exact_read"]
-    if held is not None and seen:
-        print(f"exact-read held out / seen: {held / seen:.2f}")
+    seen = rows[args.seen]["exact_read"]
+    for name in held_out:
+        held = rows[name]["exact_read"]
+        if held is not None and seen:
+            print(f"exact-read {name} / seen: {held / seen:.2f}")
     return 0
 
 

@@ -16,6 +16,7 @@ surface. Text never uses the characters printed on tiles (a wind or a 萬 must s
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -26,8 +27,12 @@ from numpy.typing import NDArray
 Rng = np.random.Generator
 Canvas = NDArray[np.uint8]
 
+# A machine without the Debian fonts (a GPU run) reads the CJK one from its pack's folder.
+_PACKED_CJK = Path(os.environ.get("HUPAI_FACE_FONTS", "/nonexistent")) / "wqy-microhei.ttc"
 FONT_FILES = (
-    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"
+    if Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc").is_file() or not _PACKED_CJK.is_file()
+    else str(_PACKED_CJK),
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
     "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
     "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf",

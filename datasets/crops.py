@@ -264,7 +264,12 @@ class _Collector:
 _RENDERER: Any = None
 
 
-def _init_renderer(cache_folder: str, sets: tuple[str, ...] | None) -> None:
+def _init_renderer(
+    cache_folder: str,
+    sets: tuple[str, ...] | None,
+    generated: Any = None,
+    photos: tuple[str, ...] = (),
+) -> None:
     import cv2
     from hupai.datasets.synth.art import load_glyphs
     from hupai.datasets.synth.render import Renderer
@@ -274,7 +279,9 @@ def _init_renderer(cache_folder: str, sets: tuple[str, ...] | None) -> None:
     bank = load_glyphs(Path(cache_folder))
     if sets is not None:
         bank = {k: v for k, v in bank.items() if k in sets}
-    _RENDERER = Renderer(bank)
+    from hupai.datasets.synth.photos import load_photos
+
+    _RENDERER = Renderer(bank, generated, load_photos([Path(p) for p in photos]))
 
 
 #: Tiles whose face shows less than this share are "not a tile" for the namer (a wall seen
@@ -315,10 +322,14 @@ def crops_from_synth(
     workers: int = 2,
     progress: bool = False,
     cache: Path | None = None,
+    generated: Any = None,
+    photos: Sequence[Path] = (),
 ) -> CropSet:
     """Crops of ``n_scenes`` synthetic scenes rendered from the art sets (``sets``: only
     these, for a leave-one-set-out run; ``cache``: another glyph cache than ../shared/art's,
-    such as :func:`hupai.datasets.kde_tiles.build_cache`'s)."""
+    such as :func:`hupai.datasets.kde_tiles.build_cache`'s; ``generated``: a
+    :class:`hupai.datasets.synth.render.GeneratedFaces` share drawn with procedural styles;
+    ``photos``: real photographs for some tables and rooms, :mod:`hupai.datasets.synth.photos`)."""
     import multiprocessing
     import sys
     import time
@@ -327,7 +338,12 @@ def crops_from_synth(
 
     cache = cache or build_cache()
     tasks = [(seed, i, size) for i in range(n_scenes)]
-    init_args = (str(cache), tuple(sets) if sets is not None else None)
+    init_args = (
+        str(cache),
+        tuple(sets) if sets is not None else None,
+        generated,
+        tuple(str(p) for p in photos),
+    )
     collected = _Collector()
     began = time.perf_counter()
     ctx = multiprocessing.get_context("spawn")

@@ -594,8 +594,9 @@ class Ledger:
             return out
 
     def export_csv(self, token: str) -> str:
-        """One line per hand in play: round, dealer, outcome, tiles, each player's delta and
-        running total (a spreadsheet's view of the evening)."""
+        """One line per hand in play: its number (1, 2 … in play, as the page shows it), round,
+        dealer, outcome, tiles and melds, each player's delta and running total (a
+        spreadsheet's view of the evening)."""
         with self._session(write=False) as session:
             table, _ = _find(session, token)
             rows = _rows_in_play(session, table)
@@ -613,17 +614,18 @@ class Ledger:
                     "win",
                     "discarder",
                     "tiles",
+                    "melds",
                     "problem",
                     *(f"delta {p}" for p in players),
                     *(f"total {p}" for p in players),
                 )
             )
-            for r in rows:
+            for ordinal, r in enumerate(rows, 1):
                 view = _hand_view(r, table)
                 seating = view["seating"] or {}
                 writer.writerow(
                     _cells(
-                        r.number,  # the hand's number, as everywhere else (gaps after a delete)
+                        ordinal,  # the hand's number as the page shows it (no gap after a delete)
                         seating.get("round_wind_name", ""),
                         seating.get("deal", ""),
                         seating.get("dealer_name", ""),
@@ -632,6 +634,7 @@ class Ledger:
                         view["win"] or "",
                         view["discarder_name"] or "",
                         view["tiles"] or "",
+                        " ".join(view["melds"]),
                         view["problem"] or "",
                         *view["deltas"],
                         *view["totals"],

@@ -8,7 +8,9 @@ streak. See docs/service.md, "Tables".
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
@@ -447,14 +449,78 @@ async def export_json(token: Token, ledger: LedgerDep) -> JSONResponse:
     response_class=Response,
     responses={200: {"content": {"text/csv": {}}}, **ERRORS},
 )
-async def export_csv(token: Token, ledger: LedgerDep) -> Response:
-    """One line per hand: round, dealer, outcome, tiles, each player's delta and total."""
+async def export_csv(
+    token: Token,
+    ledger: LedgerDep,
+    lang: Annotated[
+        str,
+        Query(pattern="^(en|zh)$", description="the headers' and codes' language: en or zh"),
+    ] = "en",
+) -> Response:
+    """One line per hand: its number, round, dealer, outcome, tiles and melds, each player's
+    delta and total; with `lang=zh` the headers and codes in Chinese (the page's language)."""
     text = await _call(ledger.export_csv, token)
+    if lang == "zh":
+        text = _csv_in_chinese(text)
     return Response(
         text.encode("utf-8-sig"),  # the BOM makes spreadsheet programs read the names as UTF-8
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": 'attachment; filename="hupai-table.csv"'},
     )
+
+
+#: The CSV's headers and codes in Chinese (``lang=zh``); names and tiles stay as they are.
+_CSV_ZH = {
+    "hand": "局",
+    "round_wind": "圈风",
+    "deal": "本圈第几庄",
+    "dealer": "庄家",
+    "kind": "结果",
+    "winner": "胡牌者",
+    "win": "胡法",
+    "discarder": "放炮者",
+    "tiles": "手牌",
+    "melds": "副露",
+    "problem": "问题",
+}
+_CSV_VALUES_ZH = {
+    "kind": {"win": "胡牌", "draw": "流局"},
+    "win": {
+        "self_draw": "自摸",
+        "discard": "点炮",
+        "robbed_kong": "抢杠",
+        "kong_replacement": "杠上开花",
+    },
+    "round_wind": {"East": "东", "South": "南", "West": "西", "North": "北"},
+}
+
+
+def _csv_in_chinese(text: str) -> str:
+    """The ledger's CSV with its headers and codes in Chinese (cells otherwise unchanged:
+    the ledger has already made every text cell safe from running as a formula)."""
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        return text
+    header = rows[0]
+    columns = {name: i for i, name in enumerate(header)}
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow([_csv_header_zh(h) for h in header])
+    for row in rows[1:]:
+        for name, values in _CSV_VALUES_ZH.items():
+            i = columns.get(name)
+            if i is not None and i < len(row):
+                row[i] = values.get(row[i], row[i])
+        writer.writerow(row)
+    return out.getvalue()
+
+
+def _csv_header_zh(header: str) -> str:
+    if header.startswith("delta "):
+        return f"{header.removeprefix('delta ')} 本局得失"
+    if header.startswith("total "):
+        return f"{header.removeprefix('total ')} 累计"
+    return _CSV_ZH.get(header, header)
 
 
 @router.put("/{token}/options", responses=ERRORS)

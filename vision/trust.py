@@ -45,9 +45,9 @@ class Doubt:
 
 
 def score_dict(request: Any) -> dict[str, Any]:
-    """The result of a request; one that is not an object goes to scoring as it is, which
-    names what was sent (``got null``) instead of failing here."""
-    return result_to_dict(score(dict(request) if isinstance(request, Mapping) else request))
+    """The scorer's result as JSON; whatever ``request`` is, the scorer judges it (a body
+    that is not an object is a ScoringInputError naming it, never a TypeError)."""
+    return result_to_dict(score(request))
 
 
 def score_doubts(

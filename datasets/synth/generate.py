@@ -13,7 +13,8 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,8 @@ from hupai.datasets.synth.art import (
     build_cache,
     load_glyphs,
 )
-from hupai.datasets.synth.render import RENDER_VERSION
+from hupai.datasets.synth.faces import FONT_PACKAGES
+from hupai.datasets.synth.render import RENDER_VERSION, GeneratedFaces
 from hupai.datasets.yolo import split_dirs, write_dataset_files
 from hupai.vision.classes import CLASS_NAMES, CLASSES_VERSION
 
@@ -124,13 +126,21 @@ def sidecar(scene: Any, image_rel: str, seed: int, index: int) -> dict[str, Any]
 _RENDERER: Any = None
 
 
-def _init_worker(cache_folder: str) -> None:
+def _init_worker(
+    cache_folder: str, generated: Any = None, photos: tuple[str, ...] = (), photo_share: float = 0
+) -> None:
     import cv2
+    from hupai.datasets.synth.photos import load_photos
     from hupai.datasets.synth.render import Renderer
 
     global _RENDERER
     cv2.setNumThreads(1)
-    _RENDERER = Renderer(load_glyphs(Path(cache_folder)))
+    _RENDERER = Renderer(
+        load_glyphs(Path(cache_folder)),
+        generated,
+        load_photos([Path(p) for p in photos]),
+        photo_share,
+    )
 
 
 def _split_of(seed: int, index: int, val_fraction: float) -> str:
@@ -200,8 +210,14 @@ def generate(
     start: int = 0,
     overwrite: bool = False,
     progress: bool = True,
+    generated: GeneratedFaces | None = None,
+    photos: Sequence[Path] = (),
+    photo_share: float = 0.4,
 ) -> SynthResult:
-    """Render images ``start … start+n-1`` into the YOLO dataset folder ``out``."""
+    """Render images ``start … start+n-1`` into the YOLO dataset folder ``out`` (``generated``:
+    a share of the scenes drawn with procedural set styles, :mod:`hupai.datasets.synth.faces`;
+    ``photos``: real photographs, ``photo_share`` of the tables and rooms drawn from them,
+    :mod:`hupai.datasets.synth.photos`)."""
     if n < 1:
         raise SynthError(f"--n {n}: need at least one image")
     if not 64 <= size <= 4096:
@@ -223,17 +239,20 @@ def generate(
         split_dirs(out, split)
         (out / "layouts" / split).mkdir(parents=True, exist_ok=True)
     tasks = [(i, seed, size, val_fraction, str(out)) for i in range(start, start + n)]
+    init_args = (str(cache), generated, tuple(str(p) for p in photos), photo_share)
     began = time.perf_counter()
     boxes = 0
     done = 0
     step = max(1, n // 20)
     if workers == 1:
-        _init_worker(str(cache))
+        _init_worker(*init_args)
         results = map(render_one, tasks)
         boxes, done = _drain(results, n, step, began, progress)
     else:
-        ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
-        with ctx.Pool(workers, initializer=_init_worker, initargs=(str(cache),)) as pool:
+        # spawn, not fork: a parent that already ran OpenCV (a GPU run packs, then renders)
+        # can leave its thread pool locked in a forked child
+        ctx = multiprocessing.get_context("spawn")
+        with ctx.Pool(workers, initializer=_init_worker, initargs=init_args) as pool:
             boxes, done = _drain(
                 pool.imap_unordered(render_one, tasks, chunksize=4), n, step, began, progress
             )
@@ -252,6 +271,8 @@ def generate(
             "faces_cache": f"v{CACHE_VERSION}",
             "classes_version": CLASSES_VERSION,
             "render_version": RENDER_VERSION,
+            "generated": asdict(generated) if generated else None,
+            "photos": {"files": len(photos), "share": photo_share} if photos else None,
             "images_per_second": round(done / seconds, 2),
             "workers": workers,
         }
@@ -263,6 +284,13 @@ def generate(
         "FluffyStuff/riichi-mahjong-tiles (CC0), xhokir/riichi-mahjong-tiles (CC BY 4.0),\n"
         "samoheen/mahjong-tiles (CC0), lietxia/mahjong_graphic (free license),\n"
         "ffalt/mah uni.svg (MIT).\n"
+        + (
+            "Procedural faces set in CJK fonts from Debian ("
+            + ", ".join(sorted(FONT_PACKAGES))
+            + "): see hupai.datasets.synth.faces.FONT_PACKAGES for their licenses.\n"
+            if generated
+            else ""
+        )
     )
     return SynthResult(done, boxes, seconds, workers)
 

@@ -19,7 +19,9 @@ import cv2
 import numpy as np
 from hupai.datasets.synth import effects, surfaces
 from hupai.datasets.synth.art import GlyphBank
+from hupai.datasets.synth.faces import RED_FIVES, TRAINING_FAMILIES, StyleGlyphs, random_style
 from hupai.datasets.synth.layout import Layout, PlacedTile, Pose, Prop, TileSize, random_layout
+from hupai.datasets.synth.photos import photo_surface
 from hupai.vision.classes import CLASS_NAMES
 
 Rng = np.random.Generator
@@ -32,7 +34,11 @@ Rng = np.random.Generator
 #: one set — clutter carrying glyphs on the table (text, keyboard keys, cards, dominoes,
 #: dice, coins, phones: :mod:`hupai.datasets.clutter`), tiles from squat to tall (width/height
 #: 0.6-0.85), a third of the rows edge to edge, and the 60 % rule for tiles cut or hidden.
-RENDER_VERSION = 4
+#: 5: tile faces from procedural set styles (:mod:`hupai.datasets.synth.faces`) when the
+#: renderer is given a share of them, with their red fives; standing rows also seen from a low
+#: webcam (elevation from 8°); real photographs as tables and rooms when given
+#: (:mod:`hupai.datasets.synth.photos`).
+RENDER_VERSION = 5
 #: Share of non-square images squeezed to a square afterwards, like the real set's photos.
 STRETCH_SHARE = 0.15
 #: A tile is labelled when at least this share of its face (or back) is visible — cut by
@@ -205,14 +211,39 @@ class RenderOptions:
     tile_px: tuple[float, float] | None = None
 
 
-class Renderer:
-    """Renders scenes from one glyph bank; cheap to call many times in one process."""
+@dataclass(frozen=True)
+class GeneratedFaces:
+    """Scenes drawn with a procedural set style (:mod:`hupai.datasets.synth.faces`): this
+    ``share`` of them (all when the glyph bank is empty), styles of these ``families``."""
 
-    def __init__(self, bank: GlyphBank) -> None:
-        if not bank:
+    share: float = 0.5
+    families: tuple[str, ...] = ()  # empty: the training families
+    red_fives: float = 0.3  # share of a style's fives drawn red, in sets that have them
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.share <= 1:
+            raise ValueError(f"generated share {self.share}: expected a fraction in [0, 1]")
+
+
+class Renderer:
+    """Renders scenes from one glyph bank (and, given ``generated``, procedural set styles);
+    cheap to call many times in one process."""
+
+    def __init__(
+        self,
+        bank: GlyphBank,
+        generated: GeneratedFaces | None = None,
+        photos: list[np.ndarray] | None = None,
+        photo_share: float = 0.4,
+    ) -> None:
+        if not bank and generated is None:
             raise ValueError("no glyphs: the art cache is empty")
         self.bank = bank
         self.set_names = sorted(bank)
+        self.generated = generated
+        # real photographs as tables and rooms (hupai.datasets.synth.photos), this share of each
+        self.photos = photos or []
+        self.photo_share = photo_share
 
     # -- choices -----------------------------------------------------------------------------
     def _camera(
@@ -227,8 +258,8 @@ class Renderer:
 
         if opts.elevation:
             elevation = float(rng.uniform(*opts.elevation))
-        elif standing:
-            elevation = float(rng.uniform(15, 55))
+        elif standing:  # a seated player's phone, or a webcam low over the table's edge
+            elevation = float(rng.uniform(15, 55) if rng.random() < 0.75 else rng.uniform(8, 15))
         else:
             r = rng.random()  # mostly from above, as hands are photographed; rarely grazing
             elevation = float(
@@ -305,6 +336,18 @@ class Renderer:
         a, b = margin - lo, span - margin - hi
         return float(rng.uniform(min(a, b), max(a, b)))
 
+    def _style(self, rng: Rng) -> StyleGlyphs | None:
+        """A procedural set style for this scene, or ``None`` for a set of the bank."""
+        gen = self.generated
+        if gen is None or (self.set_names and rng.random() >= gen.share):
+            return None
+        style = random_style(rng, gen.families or TRAINING_FAMILIES)
+        return StyleGlyphs(style, red_fives=gen.red_fives if rng.random() < 0.3 else 0.0)
+
+    @staticmethod
+    def _style_glyph(rng: Rng, style: StyleGlyphs, cls: int) -> np.ndarray:
+        return style.glyph(cls, red=cls in RED_FIVES and rng.random() < style.red_fives)
+
     def _glyph(self, rng: Rng, set_name: str, cls: int, fallback: list[str]) -> np.ndarray:
         for name in (set_name, *fallback):
             variants = self.bank.get(name, {}).get(cls)
@@ -325,7 +368,11 @@ class Renderer:
         x0, y0 = centre - half
         res = int(min(640, max(256, 2 * half * 0.9)))
         s = res / (2 * half)  # texture px per mm
-        tex = surfaces.table_texture(rng, res, res)
+        photo = bool(self.photos) and rng.random() < self.photo_share
+        if photo:  # a real photograph as the table (a share of scenes, when given photos)
+            tex = photo_surface(rng, self.photos, res, res)
+        else:
+            tex = surfaces.table_texture(rng, res, res)
         if not clean and rng.random() < 0.6:
             keep = ((lo[0] - x0) * s, (lo[1] - y0) * s, (hi[0] - x0) * s, (hi[1] - y0) * s)
             surfaces.flat_clutter(rng, tex, s, keep, int(rng.integers(1, 6)))
@@ -349,7 +396,11 @@ class Renderer:
         wgt = inv[2, 0] * xs[None, :] + inv[2, 1] * ys[:, None] + inv[2, 2]
         front = wgt > 0  # inverse homography weight = 1/depth: positive in front
         inside = np.where(front, inside, 0)[..., None]
-        back = surfaces.room(rng, h, w)
+        if self.photos and rng.random() < self.photo_share:  # a photo beyond the table, blurred
+            back = photo_surface(rng, self.photos, h, w)
+            back = cv2.GaussianBlur(back, (0, 0), float(rng.uniform(0.5, 3)))
+        else:
+            back = surfaces.room(rng, h, w)
         return table * inside + back * (1 - inside)
 
     def _shadows(
@@ -405,9 +456,10 @@ class Renderer:
             layout = random_layout(rng, tsize)
         tsize = layout.size
         look = surfaces.random_look(rng)
-        set_name = str(rng.choice(self.set_names))
+        style = self._style(rng)
+        set_name = str(rng.choice(self.set_names)) if self.set_names else ""
         fallback = [str(s) for s in rng.permutation(self.set_names) if s != set_name]
-        mixed = not opts.clean and rng.random() < 0.08  # a mixed-up set, tile by tile
+        mixed = style is None and not opts.clean and rng.random() < 0.08  # tile by tile
 
         for _attempt in range(10):  # a close-up may miss the tiles: aim again
             cam, corners, tile_px = self._camera(rng, layout, width, height, opts)
@@ -503,11 +555,15 @@ class Renderer:
                 dst = uv[list(idx)].astype(np.float32)
                 if tex_name == "face":
                     if key not in textures:
-                        glyph = self._glyph(
-                            rng,
-                            str(rng.choice(self.set_names)) if mixed else set_name,
-                            int(t.tile.index),
-                            fallback,
+                        glyph = (
+                            self._style_glyph(rng, style, int(t.tile.index))
+                            if style is not None
+                            else self._glyph(
+                                rng,
+                                str(rng.choice(self.set_names)) if mixed else set_name,
+                                int(t.tile.index),
+                                fallback,
+                            )
                         )
                         index = surfaces.CORNER_INDEX[t.tile.index] if look.corner_index else None
                         textures[key] = surfaces.face_texture(
@@ -550,7 +606,9 @@ class Renderer:
 
         renders = self._labels(layout, idmap, facemap, face_area)
         info = {
-            "art_set": "mixed" if mixed else set_name,
+            "art_set": (
+                f"gen-{style.style.family}" if style is not None else "mixed" if mixed else set_name
+            ),
             "stretched_from": [width, height] if stretched else None,
             "back_colour": look.back_name,
             "tile_mm": [round(tsize.width, 1), round(tsize.height, 1), round(tsize.thickness, 1)],

@@ -76,6 +76,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     syn.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     syn.add_argument("--start", type=int, default=0, help="first image index (to extend a set)")
     syn.add_argument("--overwrite", action="store_true", help="replace a dataset written before")
+    syn.add_argument(
+        "--generated-share",
+        type=float,
+        default=0.0,
+        help="share of the scenes drawn with procedural set styles (hupai.datasets.synth.faces)",
+    )
+    syn.add_argument(
+        "--photo-share",
+        type=float,
+        default=0.0,
+        help="share of tables and rooms drawn from real photographs (Debian mate-backgrounds, "
+        "fetched with apt-get download; GPL-2.0-or-later, never committed)",
+    )
     syn.set_defaults(handler=_synth)
 
     st = sub.add_parser("stats", help="print and save the stats report of a YOLO dataset")
@@ -157,7 +170,12 @@ def _synth(args: argparse.Namespace) -> int:
     from hupai.cli import UserError
     from hupai.datasets.stats import format_stats, write_stats
     from hupai.datasets.synth.generate import SynthError, generate
+    from hupai.datasets.synth.render import GeneratedFaces
 
+    try:
+        generated = GeneratedFaces(args.generated_share) if args.generated_share else None
+    except ValueError as exc:
+        raise UserError(f"--generated-share: {exc}") from None
     try:
         result = generate(
             args.out,
@@ -169,6 +187,9 @@ def _synth(args: argparse.Namespace) -> int:
             workers=args.workers,
             start=args.start,
             overwrite=args.overwrite,
+            generated=generated,
+            photos=_photos(args.photo_share),
+            photo_share=args.photo_share,
         )
     except SynthError as exc:
         raise UserError(str(exc)) from None
@@ -178,6 +199,22 @@ def _synth(args: argparse.Namespace) -> int:
         f"processes: {result.images_per_second:.2f} images/s"
     )
     return 0
+
+
+def _photos(share: float) -> list[Path]:
+    from hupai.cli import UserError
+
+    if not share:
+        return []
+    if not 0 < share <= 1:
+        raise UserError(f"--photo-share {share}: expected a fraction in (0, 1]")
+    from hupai.datasets.sheets import SheetError
+    from hupai.datasets.synth.photos import fetch_photos
+
+    try:
+        return fetch_photos()
+    except SheetError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _stats(args: argparse.Namespace) -> int:

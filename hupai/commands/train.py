@@ -86,6 +86,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         ("clutter", "drawn clutter: text, keys, cards, dominoes, dice, coins, phones"),
         ("sheet", "rows of other sets' tiles (Debian sprite sheets) with look-alikes"),
         ("kde", "scenes drawn with KDE's four tilesets (Debian kdegames-mahjongg-data-kf5)"),
+        ("gen", "scenes drawn with procedural set styles (hupai.datasets.synth.faces)"),
     ):
         namer.add_argument(
             f"--{kind}-share", type=float, default=0.0, help=f"of each epoch's crops: {what}"
@@ -326,6 +327,7 @@ def _namer(args: argparse.Namespace) -> int:
         clutter_share=args.clutter_share,
         sheet_share=args.sheet_share,
         kde_share=args.kde_share,
+        gen_share=args.gen_share,
     )
     try:
         print(f"best weights: {run(config)}")

@@ -84,6 +84,7 @@ class TrainConfig:
     seed: int = 0
     device: str = "cpu"
     project: str = "runs"
+    time: float | None = None  # hours: ultralytics stops there whatever the epochs (GPU runs)
     augment: Augment = field(default_factory=Augment)
 
     def ultralytics_kwargs(self) -> dict[str, Any]:

@@ -77,6 +77,9 @@ class NamerConfig:
     clutter_share: float = 0.0
     sheet_share: float = 0.0
     kde_share: float = 0.0  # scenes drawn with KDE's four tilesets (hupai.datasets.kde_tiles)
+    # scenes drawn with procedural set styles of the training families (hupai.datasets.synth.faces)
+    gen_share: float = 0.0
+    gen_scenes: int = 1000
     clutter_crops: int = 20000
     sheet_rows: int = 3000
     kde_scenes: int = 1000
@@ -90,6 +93,11 @@ class NamerConfig:
     min_side: float = 20.0  # tiles smaller than this in their photo (px) are not trained on
     seed: int = 0
     threads: int = 2
+    device: str = "cpu"  # "cuda:0" on a GPU machine (hupai.training.gpu)
+    # no apt-get (a GPU machine): Debian's sheets are neither built nor checked
+    offline: bool = False
+    # real photographs as some scenes' tables and rooms (hupai.datasets.synth.photos)
+    photos: bool = False
 
     @property
     def run_dir(self) -> Path:
@@ -202,11 +210,12 @@ def build_crops(cfg: NamerConfig, log: Callable[[str], None]) -> dict[str, Path]
     """The crop sets the recipe needs (built once, then reused)."""
     data = Path(cfg.data)
     real = Path(cfg.real)
+    tag = "-photos" if cfg.photos else ""
     paths = {
         "real-train": data / "real-train.npz",
         "real-val": data / "real-val.npz",
-        "synth-train": data / f"synth-train-s{cfg.synth_seed}-n{cfg.synth_scenes}.npz",
-        "synth-val": data / f"synth-val-s{cfg.synth_seed + 1}-n{cfg.synth_val_scenes}.npz",
+        "synth-train": data / f"synth-train-s{cfg.synth_seed}-n{cfg.synth_scenes}{tag}.npz",
+        "synth-val": data / f"synth-val-s{cfg.synth_seed + 1}-n{cfg.synth_val_scenes}{tag}.npz",
         "hard-train": data / "hard-real-train.npz",
         "hard-val": data / "hard-real-val.npz",
         "clutter-train": data / f"clutter-s{cfg.synth_seed}-n{cfg.clutter_crops}.npz",
@@ -215,6 +224,8 @@ def build_crops(cfg: NamerConfig, log: Callable[[str], None]) -> dict[str, Path]
         "sheet-val": data / f"sheets-s{cfg.synth_seed + 1}-n300.npz",
         "kde-train": data / f"kde-s{cfg.synth_seed}-n{cfg.kde_scenes}.npz",
         "kde-val": data / f"kde-s{cfg.synth_seed + 1}-n100.npz",
+        "gen-train": data / f"gen-s{cfg.synth_seed}-n{cfg.gen_scenes}{tag}.npz",
+        "gen-val": data / f"gen-s{cfg.synth_seed + 1}-n100{tag}.npz",
     }
     for split in ("train", "val"):
         path = paths[f"real-{split}"]
@@ -234,7 +245,9 @@ def build_crops(cfg: NamerConfig, log: Callable[[str], None]) -> dict[str, Path]
     ):
         if n and not paths[key].exists():
             began = time.perf_counter()
-            crops = crops_from_synth(n, seed=seed, progress=True)
+            crops = crops_from_synth(
+                n, seed=seed, progress=True, workers=max(2, cfg.threads), photos=_photos(cfg)
+            )
             crops.save(paths[key])
             log(f"crops: {paths[key]} ({len(crops)} crops, {time.perf_counter() - began:.0f} s)")
     _build_hard_crops(cfg, paths, log)
@@ -245,6 +258,7 @@ def _build_hard_crops(cfg: NamerConfig, paths: dict[str, Path], log: Callable[[s
     from hupai.datasets.hard_crops import clutter_crops, hard_crops_from_yolo, sheet_crops
 
     real = Path(cfg.real)
+    workers = max(2, cfg.threads)
     builders: dict[str, Callable[[], CropSet]] = {
         "hard-train": lambda: hard_crops_from_yolo(
             real / "images" / "train", real / "labels" / "train", seed=cfg.seed
@@ -258,10 +272,20 @@ def _build_hard_crops(cfg: NamerConfig, paths: dict[str, Path], log: Callable[[s
         "sheet-val": lambda: sheet_crops(300, seed=cfg.synth_seed + 1),
         "kde-train": lambda: kde_crops(cfg.kde_scenes, seed=cfg.synth_seed),
         "kde-val": lambda: kde_crops(100, seed=cfg.synth_seed + 1),
+        "gen-train": lambda: generated_crops(
+            cfg.gen_scenes, seed=cfg.synth_seed, workers=workers, photos=_photos(cfg)
+        ),
+        "gen-val": lambda: generated_crops(
+            100, seed=cfg.synth_seed + 1, workers=workers, photos=_photos(cfg)
+        ),
     }
     for key, build in builders.items():
         if key.startswith("kde-") and not cfg.kde_share:
             continue  # KDE's tilesets are fetched and drawn only for a run that uses them
+        if key.startswith("gen-") and not cfg.gen_share:
+            continue
+        if key.startswith("sheet-") and cfg.offline:
+            continue  # fetched with apt-get
         if not paths[key].exists():
             began = time.perf_counter()
             crops = build()
@@ -274,6 +298,29 @@ def kde_crops(n_scenes: int, *, seed: int) -> CropSet:
     from hupai.datasets.kde_tiles import build_cache
 
     return crops_from_synth(n_scenes, seed=seed, cache=build_cache(), progress=True)
+
+
+def _photos(cfg: NamerConfig) -> list[Path]:
+    from hupai.datasets.synth.photos import fetch_photos
+
+    return fetch_photos() if cfg.photos else []
+
+
+def generated_crops(
+    n_scenes: int, *, seed: int, workers: int = 2, photos: list[Path] | None = None
+) -> CropSet:
+    """Crops of synthetic scenes each drawn with a procedural set style of the training
+    families (the held-out family never: bench/heldout.py measures it)."""
+    from hupai.datasets.synth.render import GeneratedFaces
+
+    return crops_from_synth(
+        n_scenes,
+        seed=seed,
+        generated=GeneratedFaces(1.0),
+        progress=True,
+        workers=workers,
+        photos=photos or [],
+    )
 
 
 def art_set_of(source: str) -> str:
@@ -603,10 +650,17 @@ def run(cfg: NamerConfig) -> Path:
             ("clutter-train", cfg.clutter_share),
             ("sheet-train", cfg.sheet_share),
             ("kde-train", cfg.kde_share),
+            ("gen-train", cfg.gen_share),
         )
         if share > 0
     ]
-    check_keys = ("hard-val", "clutter-val", "sheet-val", *(("kde-val",) if cfg.kde_share else ()))
+    check_keys = (
+        "hard-val",
+        "clutter-val",
+        *(() if cfg.offline else ("sheet-val",)),
+        *(("kde-val",) if cfg.kde_share else ()),
+        *(("gen-val",) if cfg.gen_share else ()),
+    )
     checks = {key: CropSet.load(paths[key]) for key in check_keys}
     log(
         f"train: real {len(real_train)} crops, synthetic {len(synth_train)}"
@@ -625,6 +679,7 @@ def run(cfg: NamerConfig) -> Path:
         state = ckpt["train_state"]
         best_acc = float(ckpt.get("best_acc", -1.0))
         log(f"resume: from epoch {state['epoch'] + 1}")
+    model.to(cfg.device)
     val_inputs = centre_inputs(real_val.images, cfg.size)
     sval_inputs = centre_inputs(synth_val.images, cfg.size)
     check_inputs = {key: centre_inputs(c.images, cfg.size) for key, c in checks.items()}

@@ -39,11 +39,24 @@ export function send(method, path, body) {
   return api(path, { method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 }
 
+let statusText = null; // the status line's words, said again after a change of language
+
+/** The status line: ``text`` a string, or a function giving it in the page's language (then
+ * said again when the language changes). */
 export function setStatus(text, busy) {
+  statusText = typeof text === "function" ? text : null;
   const s = $("status");
-  s.textContent = text;
+  s.textContent = statusText ? statusText() : text;
   s.classList.toggle("busy", Boolean(busy));
 }
+
+/** The status line in the page's language (after a switch). */
+export function redrawStatus() {
+  if (statusText) $("status").textContent = statusText();
+  if (shownError && !$("error").hidden) showError(shownError);
+}
+
+let shownError = null;
 
 let heldUntil = 0;
 
@@ -63,6 +76,7 @@ export function reveal(el) {
 /** Show ``err`` (an API error body or {local: text}) in the error box, or clear it (null).
  * The box is role=alert: screen readers announce it. */
 export function showError(err) {
+  shownError = err;
   const box = $("error");
   if (!err) {
     box.hidden = true;
@@ -97,6 +111,29 @@ export function showError(err) {
   reveal(box);
 }
 
+/** Open ``dialog`` as a modal that the phone's Back button closes (the half-entered hand
+ * under it stays): the dialog takes a history entry while open, given back when it closes. */
+export function openDialog(dialog) {
+  if (dialog.open) return;
+  dialog.showModal();
+  history.pushState({ dialog: dialog.id }, "", location.href);
+  dialog.addEventListener(
+    "close",
+    () => {
+      if (history.state && history.state.dialog === dialog.id) history.back();
+    },
+    { once: true },
+  );
+}
+
+/** Back with a dialog open closes the dialog (its history entry is already gone). */
+export function startDialogs() {
+  window.addEventListener("popstate", () => {
+    const kept = history.state && history.state.dialog;
+    for (const d of document.querySelectorAll("dialog[open]")) if (d.id !== kept) d.close();
+  });
+}
+
 /** Ask before something is lost: resolves true for yes. */
 export function confirmAction(text, yes) {
   const dialog = $("confirm");
@@ -105,7 +142,7 @@ export function confirmAction(text, yes) {
   return new Promise((resolve) => {
     dialog.addEventListener("close", () => resolve(dialog.returnValue === "yes"), { once: true });
     dialog.returnValue = "";
-    dialog.showModal();
+    openDialog(dialog);
     $("confirm-no").focus();
   });
 }

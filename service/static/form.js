@@ -1,10 +1,8 @@
 // hupai — the table form: the city, who won and how, the city's own fields and house rules,
 // built from GET /v1/cities; context() is the score request less its tiles.
 import { $, option } from "./dom.js";
-import { call } from "./hooks.js";
+import { call, emit } from "./hooks.js";
 import { choiceText, cityTitle, fieldDoc, fieldLabel, isZh, meldText, t, windText, winText } from "./i18n.js";
-import { renderTiles } from "./hand.js";
-import { rescore } from "./scoring.js";
 import { state } from "./state.js";
 import { MELD_SIZE } from "./tiles.js";
 
@@ -27,12 +25,29 @@ export function isSeatField(f) {
 /** A form control for one field described by GET /v1/cities; get() is undefined when the
  * field is left at its default (the server then applies it). */
 export function widget(f, labelText) {
-  const doc = fieldDoc(f.name, f.doc);
   const wrap = document.createElement("label");
-  wrap.title = doc;
   const caption = document.createElement("span");
   caption.textContent = labelText || fieldLabel(f.name);
   if (!labelText) caption.dataset.field = f.name; // relabelled when the language changes
+  const w = control(f, wrap, caption);
+  if (!labelText && f.doc && !f.name.includes(".")) w.el = withHelp(w.el, f);
+  return w;
+}
+
+/** A field's control with its one-line help visible under it (phones show no tooltips). */
+function withHelp(el, f) {
+  const box = document.createElement("div");
+  box.className = "field";
+  const help = document.createElement("div");
+  help.className = "field-doc";
+  help.dataset.doc = f.name;
+  help.dataset.docEn = f.doc || "";
+  help.textContent = fieldDoc(f.name, f.doc);
+  box.append(el, help);
+  return box;
+}
+
+function control(f, wrap, caption) {
   if (f.type === "boolean") {
     const box = document.createElement("input");
     box.type = "checkbox";
@@ -103,6 +118,7 @@ function fieldControl(f) {
     const box = fieldset(label, f.name, f.doc);
     const parts = f.items.map((item, seat) => {
       const w = widget({ ...item, name: `${f.name}.${seat}`, default: undefined }, seatName(seat));
+      w.el.querySelector("span").dataset.seatName = seat; // named again on a change of language
       box.append(w.el);
       return w;
     });
@@ -120,6 +136,7 @@ function fieldControl(f) {
     const box = fieldset(label, f.name, f.doc);
     const boxes = [0, 1, 2, 3].map((seat) => {
       const w = widget({ name: `${f.name}.${seat}`, type: "boolean", default: false }, seatName(seat));
+      w.el.querySelector("span").dataset.seatName = seat;
       box.append(w.el);
       return w;
     });
@@ -142,6 +159,7 @@ function fieldset(label, name, enDoc) {
   const box = document.createElement("fieldset");
   const legend = document.createElement("legend");
   legend.textContent = label;
+  if (name && label === fieldLabel(name)) legend.dataset.field = name;
   box.append(legend);
   const p = document.createElement("div");
   p.className = "field-doc";
@@ -181,6 +199,7 @@ function rowsControl(f, label) {
   const add = document.createElement("button");
   add.type = "button";
   add.textContent = `+ ${label}`;
+  add.dataset.addField = f.name;
   add.addEventListener("click", () => {
     const row = objectControl(f.items.fields, `${label} ${rows.length + 1}`, f.name, "");
     const remove = document.createElement("button");
@@ -190,7 +209,7 @@ function rowsControl(f, label) {
     remove.addEventListener("click", () => {
       rows.splice(rows.indexOf(row), 1);
       row.el.remove();
-      rescore();
+      emit("rescore");
     });
     row.el.append(remove);
     rows.push(row);
@@ -209,17 +228,9 @@ function rowsControl(f, label) {
 export function renderCity() {
   const city = currentCity();
   localStorage.setItem("hupai.city", city.name);
-  const fields = $("city-fields");
   const options = $("city-options");
-  fields.replaceChildren();
   options.replaceChildren();
-  state.widgets.fields = city.fields
-    .filter((f) => !PHOTO_FIELDS.has(f.name))
-    .map((f) => {
-      const w = fieldControl(f);
-      fields.append(w.el);
-      return [f.name, w];
-    });
+  renderCityFields();
   state.widgets.options = city.options.map((f) => {
     const w = widget(f);
     options.append(w.el);
@@ -227,7 +238,21 @@ export function renderCity() {
   });
   $("options-box").hidden = city.options.length === 0;
   moveSetApartTiles(city);
-  renderTiles();
+  emit("redraw-tiles");
+}
+
+/** The city's own fields of a hand, blank (every hand starts without the last one's chickens,
+ * kongs …); the fields a table fills in itself (``state.tableFields``) are not shown. */
+export function renderCityFields() {
+  const fields = $("city-fields");
+  fields.replaceChildren();
+  state.widgets.fields = currentCity()
+    .fields.filter((f) => !PHOTO_FIELDS.has(f.name) && !state.tableFields.has(f.name))
+    .map((f) => {
+      const w = fieldControl(f);
+      fields.append(w.el);
+      return [f.name, w];
+    });
 }
 
 /** The tiles set apart above the hand are the indicator in one city and the fishing tiles in
@@ -245,9 +270,21 @@ function moveSetApartTiles(city) {
   }
 }
 
+/** The discarder is asked for a discard or a robbed kong; never the winner ("谁放炮？"
+ * until chosen: no default that silently scores the wrong player). */
 export function showDiscarder() {
   const win = $("win").value;
   $("discarder-label").hidden = !(win === "discard" || win === "robbed_kong");
+  const winner = $("winner").value;
+  const sel = $("discarder");
+  for (const o of sel.options) o.disabled = o.value === "" || o.value === winner;
+  if (sel.value === winner) sel.value = "";
+}
+
+/** Why the form cannot be scored yet (the discarder not chosen), or null. */
+export function formProblem() {
+  if (!$("discarder-label").hidden && $("discarder").value === "") return t("who_discarded");
+  return null;
 }
 
 /** The table context: everything of the score request but the tiles. */
@@ -258,7 +295,7 @@ export function context() {
     winner: Number($("winner").value),
     round_wind: $("round_wind").value,
   };
-  if (!$("discarder-label").hidden) ctx.discarder = Number($("discarder").value);
+  if (!$("discarder-label").hidden && $("discarder").value !== "") ctx.discarder = Number($("discarder").value);
   if ($("last_tile").checked) ctx.last_tile = true;
   if ($("first_turn").checked) ctx.first_turn = true;
   for (const [name, w] of state.widgets.fields) {
@@ -284,7 +321,10 @@ export function fillTable(meta) {
   for (const sel of document.querySelectorAll("select[data-seat]")) {
     for (const s of [0, 1, 2, 3]) sel.append(option(String(s), seatName(s), false));
   }
-  $("discarder").value = "1";
+  const ask = option("", t("who_discarded"), true);
+  ask.dataset.i18n = "who_discarded";
+  $("discarder").prepend(ask);
+  $("discarder").value = "";
   for (const i of meta.seats.keys()) $("round_wind").append(option(`${i + 1}z`, windText(i), i === 0));
 }
 
@@ -294,6 +334,7 @@ export function relabelSeatSelects() {
   for (const sel of document.querySelectorAll("select[data-seat]")) {
     for (const o of sel.options) if (o.value !== "") o.textContent = seatName(Number(o.value));
   }
+  for (const el of document.querySelectorAll("[data-seat-name]")) el.textContent = seatName(Number(el.dataset.seatName));
 }
 
 /** The form's words in the page's language (the values kept). */
@@ -304,6 +345,7 @@ export function redrawForm() {
   for (const o of $("round_wind").options) o.textContent = windText(Number(o.value[0]) - 1);
   relabelSeatSelects();
   for (const el of document.querySelectorAll("[data-field]")) el.textContent = fieldLabel(el.dataset.field);
+  for (const el of document.querySelectorAll("[data-add-field]")) el.textContent = `+ ${fieldLabel(el.dataset.addField)}`;
   for (const o of document.querySelectorAll("option[data-choice]")) o.textContent = choiceText(o.dataset.choice);
   for (const el of document.querySelectorAll("[data-doc]")) el.textContent = fieldDoc(el.dataset.doc, el.dataset.docEn);
 }

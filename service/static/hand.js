@@ -3,11 +3,9 @@
 import { $, option } from "./dom.js";
 import { meldText, t, tileName } from "./i18n.js";
 import { currentCity, seatName } from "./form.js";
-import { openPicker } from "./picker.js";
-import { rescore } from "./scoring.js";
+import { emit } from "./hooks.js";
 import { emptyTiles, state } from "./state.js";
 import { MELD_SIZE, addChip, chip, formatTiles, handSize, parseTiles } from "./tiles.js";
-import { showTyped } from "./notation.js";
 
 // The sideways tile's place → how many seats after the winner the meld came from.
 const CALLED_STEP = { left: 3, across: 2, right: 1 };
@@ -112,12 +110,12 @@ function renderRow(id, tiles, row, { max, win } = {}) {
       chip(tile, {
         extraClass: isWin ? "win" : "",
         label: `${t("tile_n", { row: t(row), n: index + 1 })}: ${tileName(tile)}${isWin ? ` (${t("winning_tile")})` : ""}`,
-        onClick: () => openPicker({ row, index }),
+        onClick: () => emit("pick", { row, index }),
       }),
     );
   });
   if (max === undefined || tiles.length < max) {
-    box.append(addChip(() => openPicker({ row, index: tiles.length }), t("add_a", { row: t(row) })));
+    box.append(addChip(() => emit("pick", { row, index: tiles.length }), t("add_a", { row: t(row) })));
   }
 }
 
@@ -140,7 +138,7 @@ function renderMelds() {
       row.append(
         chip(tile, {
           label: `${t("meld_n", { n: m + 1 })}: ${tileName(tile)}`,
-          onClick: () => openPicker({ row: "meld", meld: m, index }),
+          onClick: () => emit("pick", { row: "meld", meld: m, index }),
         }),
       ),
     );
@@ -152,7 +150,7 @@ function renderMelds() {
       from.addEventListener("change", () => {
         meld.from = from.value === "" ? null : Number(from.value);
         meld.called = null; // set by hand: no longer follows the winner
-        rescore();
+        emit("rescore");
       });
       row.append(from);
     }
@@ -203,8 +201,8 @@ export function renderTiles() {
 /** The tiles were edited (picker, meld, photo tap): redraw, show them typed, score again. */
 export function tilesChanged() {
   renderTiles();
-  showTyped();
-  rescore();
+  emit("show-typed");
+  emit("rescore");
 }
 
 /** Start a hand with no tiles (typed or picked). */
@@ -218,5 +216,5 @@ export function addMeld() {
   state.tiles.melds.push({ kind, tiles: resize(["1m"], MELD_SIZE[kind], kind), from: null, called: null });
   if (state.reading && state.reading.places) state.reading.places.melds.push([]);
   renderTiles();
-  openPicker({ row: "meld", meld: state.tiles.melds.length - 1, index: 0 });
+  emit("pick", { row: "meld", meld: state.tiles.melds.length - 1, index: 0 });
 }

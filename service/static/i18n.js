@@ -96,9 +96,11 @@ const TEXT = {
     unreachable: "The server cannot be reached; check the connection and try again.",
     server_answered: "The server answered {status}.",
     suggestion: "Not a winning hand as read. Reading {changes} would make it one.",
-    next: "Next: {wind} round, deal {deal} — {dealer} deals",
+    next: "Next: hand {n} · {wind} round · {dealer} deals",
+    hand_n: "Hand {n}",
+    changed_hands: "Re-scored — these hands changed:",
     streak: ", streak {n}",
-    round_deal: "{wind} {deal} · {dealer} deals",
+    round_deal: "{wind} round · {dealer} deals",
     draw: "Draw",
     won: "{who} won ({how})",
     won_from: "{who} won ({how} from {from})",
@@ -109,7 +111,7 @@ const TEXT = {
     hand_changed: "Hand changed; the totals are recomputed.",
     hand_deleted: "Hand deleted (Undo last change brings it back).",
     undone: "Undone.",
-    fixing: "Fixing hand #{n}; the hands after it are recomputed.",
+    fixing: "Fixing hand {n}; the hands after it are recomputed.",
     player_n: "Player {n}",
     tile_n: "{row} tile {n}",
     pick: "pick {tile}",
@@ -121,16 +123,26 @@ const TEXT = {
     record_draw_short: "Draw",
     undo: "Undo",
     redo: "Redo",
+    redo_what: "Redo: {what}",
     nothing_to_undo: "Nothing of yours to undo.",
     nothing_to_redo: "Nothing to redo.",
-    undo_changed_elsewhere: "Hand #{n} was changed on another phone since; undo it there or fix it by hand.",
+    undo_changed_elsewhere: "Hand {n} was changed on another phone since; undo it there or fix it by hand.",
     undone_what: "Undone: {what}.",
     redone_what: "Redone: {what}.",
-    act_add: "hand #{n} added",
-    act_edit: "hand #{n} changed",
-    act_delete: "hand #{n} deleted",
-    act_draw: "draw #{n} added",
+    act_add: "hand {n} added",
+    act_edit: "hand {n} changed",
+    act_delete: "hand {n} deleted",
+    act_draw: "draw {n} added",
     who_won: "Who won?",
+    who_discarded: "Who discarded?",
+    more_facts: "More about this hand",
+    retry: "Retry",
+    copy: "Copy",
+    read_only_tag: "read-only",
+    write_link_private: "Scoring link (private: whoever has it can change the scores)",
+    confirm_drop_photo: "Throw away this hand and its photo?",
+    drop: "Throw away",
+    capped_amount: "{paid} ({total}, capped at {paid})",
     choose_winner: "Choose who won first.",
     how_won: "How",
     photo_or_type: "Then take a photo of the hand, or type it.",
@@ -158,7 +170,7 @@ const TEXT = {
     live_on: "Live: updates by itself.",
     live_off: "Connection lost; retrying…",
     confirm_leave: "Leave this table? The table stays on the server, but this phone forgets its scoring link; copy it first if you want to come back.",
-    confirm_delete: "Delete hand #{n}? Later hands are recomputed (Undo brings it back).",
+    confirm_delete: "Delete hand {n}? Later hands are recomputed (Undo brings it back).",
     confirm_yes: "Yes",
     confirm_no: "No",
     leave: "Leave",
@@ -187,7 +199,7 @@ const TEXT = {
     too_few_tiles: "{got} of {n} tiles: add the rest (the winning tile last).",
     n_of: "{n} / {max}",
     meld_kind: "kind of meld",
-    fix_hand: "Fix hand #{n}",
+    fix_hand: "Fix hand {n}",
     points_short: "pts",
   },
   zh: {
@@ -278,9 +290,11 @@ const TEXT = {
     unreachable: "连不上服务器，请检查网络后重试。",
     server_answered: "服务器返回 {status}。",
     suggestion: "按识别结果不是胡牌。若把 {changes}，就是胡牌。",
-    next: "下一局：{wind}风圈第 {deal} 局 — {dealer} 坐庄",
+    next: "下一局：第 {n} 局 · {wind}风圈 · {dealer} 坐庄",
+    hand_n: "第 {n} 局",
+    changed_hands: "重新计算后，这些局的分变了：",
     streak: "，连庄 {n}",
-    round_deal: "{wind}风 {deal} · {dealer} 坐庄",
+    round_deal: "{wind}风圈 · {dealer} 坐庄",
     draw: "流局",
     won: "{who} 胡牌（{how}）",
     won_from: "{who} 胡牌（{how}，{from} 放炮）",
@@ -302,6 +316,7 @@ const TEXT = {
     record_draw_short: "流局",
     undo: "撤销",
     redo: "重做",
+    redo_what: "重做：{what}",
     nothing_to_undo: "没有可撤销的操作。",
     nothing_to_redo: "没有可重做的操作。",
     undo_changed_elsewhere: "第 {n} 局之后被另一部手机改过；请在那部手机上撤销，或直接修改。",
@@ -312,6 +327,15 @@ const TEXT = {
     act_delete: "删除第 {n} 局",
     act_draw: "记入第 {n} 局流局",
     who_won: "谁胡了？",
+    who_discarded: "谁放炮？",
+    more_facts: "这一局的其他情况",
+    retry: "重试",
+    copy: "复制",
+    read_only_tag: "只读",
+    write_link_private: "记分链接（私密：拿到的人都能改分）",
+    confirm_drop_photo: "不要这一局和它的照片了吗？",
+    drop: "不要了",
+    capped_amount: "{paid}（{total}，封顶 {paid}）",
     choose_winner: "请先选胡牌者。",
     how_won: "胡法",
     photo_or_type: "然后拍下手牌，或者直接输入。",
@@ -509,6 +533,10 @@ const ITEM_ZH = {
 };
 // The city's own request fields, by name.
 const FIELD_ZH = {
+  black_chicken: "乌骨鸡（八筒也算鸡）",
+  discarder_pays_all: "点炮包三家",
+  indomitable: "霸王精",
+  plain_needs_self_draw: "平胡需自摸",
   combine: "计分方式",
   min_points: "起胡分",
   allow_chow_claim: "允许吃牌",
@@ -578,6 +606,24 @@ const FLOWER_EN = ["plum", "orchid", "chrysanthemum", "bamboo", "spring", "summe
 
 // Field help from GET /v1/cities is English: in Chinese, this help (by field name) or none.
 const FIELD_DOC_ZH = {
+  combine: "取最高一项：只算最高的一项；各项相加：符合的各项加起来",
+  min_points: "胡牌者（封胡、钓鱼之前）至少要收的分（0 = 不限）",
+  allow_chow_claim: "允许吃牌副露（规则原文只说碰和杠）",
+  dragon_cycle: "翻出箭牌时下一张是哪张：原文的发→中→白，或中→发→白",
+  virtuous_mode: "德国怎么算：没把精当百搭用时算、手里没有精时才算、或不算",
+  payment_model: "点炮胡谁付：只由放炮者付，或三家都付（放炮者加倍）",
+  baida_mode: "哪些牌是百搭：翻牌的另 3 张和下一张的 4 张、只算翻牌的 3 张、或只算下一张的 4 张",
+  min_tai: "胡牌至少要的台数（翻倍前；0 = 不限）",
+  exposed_bean_payer: "明杠的 1 分谁付：三家都付，或只由放杠者付",
+  added_bean_payer: "补杠的 3 分谁付：三家都付，或只由供碰牌者付",
+  chickens_require_ready: "只有胡牌者和听牌的人算鸡分（要填“听牌的玩家”）；其他人照付",
+  wild_chicken: "野鸡是翻牌的下一张；或翻牌本身和下一张",
+  base_points: "底分：胡牌和黄牌的分都乘以它",
+  base_score: "底分：胡牌、炮子和杠的分都是它的倍数",
+  black_chicken: "八筒也算鸡，每张 2 分（不算金鸡、冲锋鸡、责任鸡）",
+  discarder_pays_all: "点炮（或抢杠）时放炮者替三家付这一手（× 3）；炮子照常",
+  indomitable: "只有一家手里有精时的霸王精：翻倍，或加 10 分",
+  plain_needs_self_draw: "只有平胡的牌不能点炮胡，要自摸",
   fishing: "胡牌后从牌墙末尾翻开的最多三张牌",
   sealed: "封胡：哪一家被封、被谁封",
   "sealed.seat": "被封的一家：这一局不能胡",
@@ -600,6 +646,8 @@ const FIELD_DOC_ZH = {
 };
 // The values of the cities' choice fields (options), by value.
 const CHOICE_ZH = {
+  double: "翻倍",
+  plus_ten: "加 10 分",
   max: "取最高一项",
   sum: "各项相加",
   green_red_white: "发→中→白",
@@ -672,7 +720,9 @@ export function lang() {
 export const isZh = () => LANG === "zh";
 
 export function t(key, vars) {
-  let text = (TEXT[LANG] && TEXT[LANG][key]) || TEXT.en[key] || key;
+  // an empty text is a text ("" money unit in English), not a missing one
+  const own = TEXT[LANG] && TEXT[LANG][key];
+  let text = own !== undefined ? own : TEXT.en[key] !== undefined ? TEXT.en[key] : key;
   for (const [k, v] of Object.entries(vars || {})) text = text.split(`{${k}}`).join(String(v));
   return text;
 }
@@ -738,7 +788,9 @@ export function groupText(group) {
 
 export function fieldLabel(name) {
   const last = String(name).split(".").pop();
-  return LANG === "zh" ? FIELD_ZH[name] || FIELD_ZH[last] || "选项" : last.replace(/_/g, " ");
+  if (LANG === "zh") return FIELD_ZH[name] || FIELD_ZH[last] || "选项";
+  const words = last.replace(/_/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** A field's help: the API's (English) or this page's Chinese, or none. */
@@ -747,8 +799,31 @@ export function fieldDoc(name, doc) {
   return FIELD_DOC_ZH[name] || "";
 }
 
+// The options' choices in English words (the API's codes otherwise: "sum", "all_pay").
+const CHOICE_EN = {
+  max: "the highest row",
+  sum: "rows added up",
+  natural: "natural (no spirit used as a wild)",
+  no_spirits: "no spirits in hand",
+  off: "off",
+  discarder: "the discarder pays",
+  all_pay: "all three pay (the discarder double)",
+  seven: "seven tiles",
+  three: "three tiles",
+  next_only: "the next tile only",
+  all: "all three pay",
+  feeder: "the feeder alone pays",
+  next: "the tile after the flipped one",
+  flipped_and_next: "the flipped tile and the next",
+  double: "double",
+  plus_ten: "plus 10",
+  kong: "exposed kong",
+  added_kong: "added kong",
+  concealed_kong: "concealed kong",
+};
+
 export function choiceText(value) {
-  if (LANG !== "zh") return String(value);
+  if (LANG !== "zh") return CHOICE_EN[value] || String(value).replace(/_/g, " ");
   return CHOICE_ZH[value] || String(value);
 }
 

@@ -1,7 +1,7 @@
 // hupai — the tile picker: a dialog of every tile, the reader's likely names first. It keeps
 // a hand within its size (the + is gone once the hand is full) and never lets a fifth copy
 // of a tile in (those tiles are shown disabled, with the reason).
-import { $, holdScroll } from "./dom.js";
+import { $, holdScroll, openDialog } from "./dom.js";
 import { t, tileName } from "./i18n.js";
 import { namesOf, tilesChanged } from "./hand.js";
 import { state } from "./state.js";
@@ -79,15 +79,26 @@ function showLikely(target) {
   }
 }
 
+/** Only the tiles the table's city plays with: 108 (no honours, no flowers), 136 (no
+ * flowers) or 144. */
+function showCityTiles() {
+  const city = state.meta.cities.find((c) => c.name === $("city").value);
+  const count = (city && city.tiles) || 144;
+  for (const c of $("picker-grid").querySelectorAll(".chip")) {
+    const suit = c.dataset.tile[1];
+    c.hidden = (suit === "z" && count < 136) || (suit === "f" && count < 144);
+  }
+}
+
 export function openPicker(target) {
   state.picker = target;
+  showCityTiles();
   showLikely(target);
   markFull(target);
   const editing = target.row !== "meld" && target.index < state.tiles[target.row].length;
   $("picker-win").hidden = !(target.row === "hand" && editing);
   $("picker-remove").hidden = !editing;
-  const dialog = $("picker");
-  if (!dialog.open) dialog.showModal();
+  openDialog($("picker"));
 }
 
 function closePicker(changed) {

@@ -21,13 +21,13 @@ export const SUGGEST_MIN_P = 0.3;
 
 /** The photo made small, then sent with the progress in the status line. */
 export async function sendPhoto(url, file, fields) {
-  setStatus(t("shrinking"), true);
+  setStatus(() => t("shrinking"), true);
   const photo = await shrinkPhoto(file);
   const form = new FormData();
   form.append("photo", photo, "photo.jpg");
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   const kb = Math.round(photo.size / 1024);
-  setStatus(t("uploading", { pct: 0, kb }), true);
+  setStatus(() => t("uploading", { pct: 0, kb }), true);
   const body = await postWithProgress(url, form, (f) => {
     setStatus(f < 1 ? t("uploading", { pct: Math.round(f * 100), kb }) : t("reading_tiles"), true);
   });
@@ -56,7 +56,7 @@ export async function scorePhoto(file) {
     showReading(body.reading, body.annotated_image, body.request);
     if (body.score) {
       renderScore(body.score);
-      setStatus(t("read_n", { n: body.reading.detections.class_id.length, s: body.reading.seconds }));
+      setStatus(() => t("read_n", { n: body.reading.detections.class_id.length, s: body.reading.seconds }));
     } else {
       setStatus("");
       if (body.score_error) showError(body.score_error);
@@ -65,7 +65,29 @@ export async function scorePhoto(file) {
     if (seq !== state.seq) return;
     setStatus("");
     showError(err);
+    if (err && err.code === "unreachable") offerRetry(file, seq);
   }
+}
+
+let retryWhenOnline = null;
+
+/** The link was lost mid-upload: a 重试 button under the error, and the photo sent again by
+ * itself when the phone is back online (unless another photo or hand came meanwhile). */
+function offerRetry(file, seq) {
+  const again = () => {
+    window.removeEventListener("online", retryWhenOnline);
+    retryWhenOnline = null;
+    if (seq === state.seq) scorePhoto(file);
+  };
+  const button = document.createElement("button");
+  button.type = "button";
+  button.id = "retry";
+  button.textContent = t("retry");
+  button.addEventListener("click", again);
+  $("error").append(button);
+  if (retryWhenOnline) window.removeEventListener("online", retryWhenOnline);
+  retryWhenOnline = again;
+  window.addEventListener("online", again, { once: true });
 }
 
 /** A photo's reading becomes the hand's tiles (in the photo's order) and is drawn. */

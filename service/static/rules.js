@@ -1,7 +1,7 @@
 // hupai — a table's house rules changed mid-game (PUT /v1/tables/{token}/options): the
 // city's options (cap 封顶 and dealer_double 庄家翻倍 first) filled with the table's values;
 // saving re-scores every hand at the server.
-import { $, option, send } from "./dom.js";
+import { $, openDialog, option, send } from "./dom.js";
 import { choiceText, errorText, fieldLabel } from "./i18n.js";
 
 /** One control per option, holding ``value``; get() its value now. */
@@ -62,6 +62,6 @@ export function openRules(view, city, token, saved) {
     }
   };
   $("rules-cancel").onclick = () => dialog.close();
-  dialog.showModal();
+  openDialog(dialog);
 }
 

@@ -3,7 +3,7 @@
 import { $, reveal, send, setStatus, showError } from "./dom.js";
 import { call } from "./hooks.js";
 import { groupText, itemText, patternText, scoreWarningText, t, verdictText } from "./i18n.js";
-import { context, seatName } from "./form.js";
+import { context, formProblem, seatName } from "./form.js";
 import { tileFields } from "./hand.js";
 import { state } from "./state.js";
 import { handProblem } from "./tiles.js";
@@ -22,7 +22,8 @@ function notReady() {
   if (state.tiles.hand.length === 0) return { local: t("add_tiles") };
   const problem = handProblem(state.tiles);
   if (problem) return { local: t(problem.code, problem.vars) };
-  return null;
+  const asked = formProblem();
+  return asked ? { local: asked } : null;
 }
 
 export async function rescoreNow() {
@@ -32,18 +33,19 @@ export async function rescoreNow() {
     state.seq += 1; // an answer still on its way is for other tiles
     $("result").hidden = true;
     showError(null);
-    setStatus(problem.local);
+    setStatus(() => ((state.tiles && notReady()) || problem).local);
+    call("unscorable", null);
     return;
   }
   const request = { ...context(), ...tileFields() };
   const seq = ++state.seq;
-  setStatus(t("scoring"), true);
+  setStatus(() => t("scoring"), true);
   try {
     const scored = await call("score", () => scoreHand(request), seq);
     if (seq !== state.seq || !scored) return;
     showError(null);
     renderScore(scored.result, scored.byPlayer);
-    setStatus(verdictText(scored.result));
+    setStatus(() => verdictText(scored.result));
   } catch (err) {
     if (seq !== state.seq) return;
     scoreFailed(err);
@@ -102,16 +104,16 @@ export function renderScore(result, byPlayer) {
   // no payments (not a winning hand, below the minimum): no empty "Settlement" heading
   $("items-title").hidden = result.items.length === 0;
   items.hidden = result.items.length === 0;
-  for (const item of result.items) {
+  for (const line of paymentLines(result.items)) {
     const li = document.createElement("li");
     const amount = document.createElement("span");
     amount.className = "amount";
-    amount.textContent = item.amount;
+    amount.textContent = line.amount;
     const group = document.createElement("span");
     group.className = "group";
-    group.textContent = groupText(item.group);
+    group.textContent = groupText(line.group);
     const who = (s) => seatName(byPlayer ? (s + state.shownDealer) % 4 : s);
-    li.append(`${who(item.payer)} → ${who(item.payee)}: `, amount, ` ${itemText(item)}`, group);
+    li.append(`${who(line.payer)} → ${who(line.payee)}: `, amount, ` ${line.text}`, group);
     items.append(li);
   }
   const warnings = $("score-warnings");
@@ -122,6 +124,39 @@ export function renderScore(result, byPlayer) {
     warnings.append(li);
   }
   if (wasHidden) reveal(section);
+}
+
+/** The settlement's items as lines a player reads: a payment brought down by the table's
+ * cap is one line, "8（10，封顶 8）" — what is paid, what it was, the cap — not the hand's
+ * 10 and a 2 paid back on a line of its own. */
+export function paymentLines(items) {
+  const pair = (payer, payee) => `${payer}>${payee}`;
+  const back = new Map(); // the capped pair → the points handed back
+  for (const item of items) if (item.reason === "cap") back.set(pair(item.payee, item.payer), item.amount);
+  const lines = [];
+  const merged = new Map();
+  for (const item of items) {
+    if (item.reason === "cap") continue;
+    const key = pair(item.payer, item.payee);
+    if (item.group === "hand" && back.has(key)) {
+      if (!merged.has(key)) {
+        const line = { payer: item.payer, payee: item.payee, group: item.group, total: 0, texts: [] };
+        merged.set(key, line);
+        lines.push(line);
+      }
+      const line = merged.get(key);
+      line.total += item.amount;
+      line.texts.push(itemText(item));
+      continue;
+    }
+    lines.push({ payer: item.payer, payee: item.payee, group: item.group, amount: String(item.amount), text: itemText(item) });
+  }
+  for (const [key, line] of merged) {
+    const paid = line.total - back.get(key);
+    line.amount = t("capped_amount", { paid, total: line.total });
+    line.text = [...new Set(line.texts)].join(" · ");
+  }
+  return lines;
 }
 
 /** The shown score in the page's language. */

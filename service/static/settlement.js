@@ -47,13 +47,13 @@ export async function shareSettlement(view) {
     if (navigator.share) await navigator.share({ text });
     else {
       await navigator.clipboard.writeText(text);
-      setStatus(t("copied"));
+      setStatus(() => t("copied"));
     }
   } catch (e) {
     $("settle-copy").hidden = false;
     $("settle-copy").value = text;
     $("settle-copy").select();
-    setStatus(t("copy_failed"));
+    setStatus(() => t("copy_failed"));
   }
 }
 
@@ -87,6 +87,5 @@ export async function saveSettlementImage(view) {
   if (a.href) URL.revokeObjectURL(a.href);
   a.href = URL.createObjectURL(blob);
   a.download = "settlement.png";
-  a.hidden = false;
-  a.click();
+  a.click(); // one button: the link stays hidden, only used to save the picture
 }

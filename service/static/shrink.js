@@ -8,13 +8,20 @@ export const LONG_SIDE = 1600;
 const QUALITIES = [0.8, 0.7, 0.6, 0.5];
 export const BUDGET = 150 * 1024;
 
+/** Kinds every phone's browser opens: one of these that it cannot open is damaged (cut
+ * short in a chat app, say), and is refused here at once rather than after its upload. */
+const OPENED_HERE = new Set(["image/jpeg", "image/png", "image/webp", "image/gif"]);
+
 /** ``file`` as a JPEG Blob at most LONG_SIDE px long, upright; the file itself when it is
- * already small, or when this browser cannot decode it (the server then says why). */
+ * already small, or when this browser cannot decode a kind it does not know (HEIC …: the
+ * server then reads it or says why). Throws the API's ``damaged_photo`` error for a JPEG,
+ * PNG or WebP this browser cannot open. */
 export async function shrinkPhoto(file) {
   let bitmap;
   try {
     bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
   } catch (e) {
+    if (OPENED_HERE.has(file.type)) throw { code: "damaged_photo", message: "the photo cannot be opened (damaged or cut short)" };
     return file;
   }
   const { width, height } = bitmap;

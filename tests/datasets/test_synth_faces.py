@@ -1,0 +1,93 @@
+"""Procedural tile faces: every face of a style drawn, distinct faces differ, families apart."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hupai.datasets.synth import faces
+from hupai.datasets.synth.render import GeneratedFaces, Renderer
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+MISSING = [f for f in faces.FAMILIES if not faces.installed_fonts(f)]
+pytestmark = pytest.mark.skipif(
+    bool(MISSING),
+    reason=f"fonts of the face families {MISSING} are not installed "
+    f"(make synth-fonts installs {', '.join(sorted(faces.FONT_PACKAGES))})",
+)
+WHITE_DRAGON = 31
+
+
+def _style(seed: int, family: str | None = None) -> faces.SetStyle:
+    families = (family,) if family else faces.TRAINING_FAMILIES
+    return faces.random_style(np.random.default_rng(seed), families)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**31), family=st.sampled_from(sorted(faces.FAMILIES)))
+def test_every_face_of_a_style_is_drawn_and_distinct_faces_differ(seed: int, family: str) -> None:
+    style = _style(seed, family)
+    drawn = {cls: faces.draw_face(style, cls) for cls in range(42)}
+    for cls, glyph in drawn.items():
+        assert glyph.dtype == np.uint8 and glyph.ndim == 3 and glyph.shape[2] == 4
+        if not (cls == WHITE_DRAGON and style.white == "blank"):
+            assert (glyph[:, :, 3] > 128).sum() > 50, f"class {cls} has no ink"
+    keys = {cls: g.tobytes() + bytes(g.shape) for cls, g in drawn.items()}
+    assert len(set(keys.values())) == 42
+
+
+@settings(max_examples=4, deadline=None)
+@given(seed=st.integers(0, 2**31))
+def test_a_style_draws_the_same_face_the_same_way(seed: int) -> None:
+    style = _style(seed)
+    assert np.array_equal(faces.draw_face(style, 20), faces.draw_face(style, 20))
+
+
+def test_red_fives_are_fives_drawn_in_red() -> None:
+    style = _style(5)
+    for cls in faces.RED_FIVES:
+        red = faces.draw_face(style, cls, red=True)
+        plain = faces.draw_face(style, cls)
+        assert red.shape == plain.shape and not np.array_equal(red, plain)
+        ink = red[red[:, :, 3] > 200][:, :3].astype(int)
+        assert (ink[:, 2] > ink[:, 0] + 40).mean() > 0.5  # mostly red (BGR)
+    with pytest.raises(faces.FaceError, match="only the fives"):
+        faces.draw_face(style, 3, red=True)
+
+
+def test_a_blank_white_dragon_is_one_clear_pixel() -> None:
+    style = _style(1)
+    blank = faces.draw_face(faces.replace(style, white="blank"), WHITE_DRAGON)
+    assert blank.shape == (1, 1, 4) and blank[0, 0, 3] == 0
+    framed = faces.draw_face(faces.replace(style, white="frame"), WHITE_DRAGON)
+    assert (framed[:, :, 3] > 128).sum() > 100
+
+
+def test_simplified_and_traditional_forms_differ() -> None:
+    style = faces.replace(_style(2, "hei"), wan="萬", east="東", fa="發")
+    simple = faces.replace(style, wan="万", east="东", fa="发")
+    for cls in (0, 27, 32):  # 1m, East, Green
+        assert not np.array_equal(faces.draw_face(style, cls), faces.draw_face(simple, cls))
+
+
+def test_the_held_out_family_shares_no_font_or_drawing_with_training() -> None:
+    held = faces.FAMILIES[faces.HELD_OUT_FAMILY]
+    for name in faces.TRAINING_FAMILIES:
+        fam = faces.FAMILIES[name]
+        for part in ("fonts", "coins", "sticks", "birds", "plants"):
+            assert not set(getattr(held, part)) & set(getattr(fam, part)), (name, part)
+    seen = {_style(s).family for s in range(40)}
+    assert faces.HELD_OUT_FAMILY not in seen and seen == set(faces.TRAINING_FAMILIES)
+
+
+def test_no_family_without_fonts_is_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(faces, "installed_fonts", lambda family: ())
+    with pytest.raises(faces.FaceError, match="no font of the families"):
+        faces.random_style(np.random.default_rng(0))
+
+
+def test_a_scene_is_drawn_with_one_generated_set() -> None:
+    renderer = Renderer({}, GeneratedFaces(1.0, (faces.HELD_OUT_FAMILY,)))
+    scene = renderer.render(np.random.default_rng(4), 320)
+    assert scene.info["art_set"] == f"gen-{faces.HELD_OUT_FAMILY}"
+    assert scene.labels

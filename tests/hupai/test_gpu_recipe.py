@@ -1,0 +1,57 @@
+"""The GPU recipe dry-run on the CPU with a tiny config, so that it cannot rot: a pack is built
+(without wheels) and a run trains both models from it and writes their ONNX. Needs the train
+extra; run by ``make test-train``."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+if importlib.util.find_spec("ultralytics") is None or importlib.util.find_spec("fontTools") is None:
+    pytest.skip("needs the train extra (make train-deps)", allow_module_level=True)
+
+from hupai.datasets.synth.faces import usable_families
+
+from hupai.training.gpu import PACK_LIMIT, TINY, PackError, pack, run
+
+pytestmark = pytest.mark.train
+REAL = Path(__file__).resolve().parents[2] / "data" / "real"
+
+
+def test_a_pack_over_the_limit_is_refused(tmp_path: Path) -> None:
+    if not (REAL / "images" / "val").is_dir():
+        pytest.skip(f"{REAL}: the real set is not imported (hupai data import-roboflow)")
+    with pytest.raises(PackError, match="over"):
+        pack(tmp_path / "pack", real=REAL, config=TINY, wheels=False, real_limit=2, limit=1000)
+
+
+def test_a_tiny_gpu_run_on_the_cpu_writes_both_models(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not (REAL / "images" / "val").is_dir():
+        pytest.skip(f"{REAL}: the real set is not imported (hupai data import-roboflow)")
+    if not usable_families():
+        pytest.skip("no face font installed (make synth-fonts)")
+    folder = pack(tmp_path / "pack", real=REAL, config=TINY, wheels=False, real_limit=4)
+    assert sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) < PACK_LIMIT
+    assert len(list((folder / "fonts").glob("*.ttf"))) >= 10
+
+    # as on a GPU machine: fonts and photos from the pack; the work folder kept under out
+    monkeypatch.setenv("HUPAI_FACE_FONTS", str(folder / "fonts"))
+    monkeypatch.setenv("HUPAI_PHOTOS", str(folder / "photos"))
+    monkeypatch.setenv("HUPAI_GPU_KEEP", "1")
+    out = tmp_path / "out"
+    summary = run(folder, out)
+    assert json.loads((out / "summary.json").read_text())["minutes"] == summary["minutes"]
+
+    import numpy as np
+    from hupai.vision.detector import Detector
+    from hupai.vision.namer import Namer
+
+    detector = Detector(str(out / "finder.onnx"), threads=1)
+    detector.detect(np.zeros((160, 160, 3), np.uint8))
+    Namer(str(out / "namer.onnx"), threads=1)
+    assert "done in" in (out / "run.log").read_text()
