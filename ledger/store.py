@@ -21,6 +21,7 @@ import io
 import secrets
 import string
 import threading
+from collections import deque
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -176,6 +177,53 @@ def migrate(engine: Engine, revision: str = "head") -> None:
         command.upgrade(config, revision)
 
 
+#: Seconds a write waits for its turn (as SQLite's busy timeout did).
+WRITE_WAIT = 30.0
+
+
+class WriteQueue:
+    """A lock handed to its waiters in the order they asked (first come, first served):
+    a writer that ends and asks again queues behind those already waiting.
+
+    >>> queue = WriteQueue()
+    >>> with queue.turn():
+    ...     pass
+    """
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._held = False
+        self._waiting: deque[threading.Event] = deque()
+
+    @contextmanager
+    def turn(self, timeout: float = WRITE_WAIT) -> Iterator[None]:
+        """Hold the lock in turn; :class:`TimeoutError` after ``timeout`` s of waiting."""
+        with self._guard:
+            mine = None if not self._held else threading.Event()
+            if mine is None:
+                self._held = True
+            else:
+                self._waiting.append(mine)
+        if mine is not None and not mine.wait(timeout):
+            with self._guard:
+                if not mine.is_set():  # handed over meanwhile? then it is ours after all
+                    self._waiting.remove(mine)
+                    raise TimeoutError
+        try:
+            yield
+        finally:
+            with self._guard:
+                if self._waiting:
+                    self._waiting.popleft().set()  # held passes on, never released between
+                else:
+                    self._held = False
+
+
+@contextmanager
+def _no_wait() -> Iterator[None]:
+    yield
+
+
 _MIGRATING = threading.Lock()
 _MIGRATION_LOCK_ID = 0x68757061  # "hupa"
 
@@ -190,6 +238,7 @@ class Ledger:
         self._sessions: sessionmaker[Session] | None = None
         self._readers: sessionmaker[Session] | None = None
         self._lock = threading.Lock()
+        self._writers = WriteQueue()
 
     @property
     def engine(self) -> Engine:
@@ -217,10 +266,24 @@ class Ledger:
 
     @contextmanager
     def _session(self, write: bool = True) -> Iterator[Session]:
-        """A transaction; ``write=False`` for one that only reads (it takes no write lock)."""
+        """A transaction; ``write=False`` for one that only reads (it takes no write lock).
+        SQLite has one write lock for the whole file, and its busy handler lets a writer that
+        retries at once win it again and again: this process's writers queue for it in turn
+        (:class:`WriteQueue`), so a write waits for at most the changes asked before it."""
+        queued = write and self.url.startswith("sqlite")
         try:
-            with self._ready(write)() as session, session.begin():
+            makers = self._ready(write)
+            with (
+                self._writers.turn() if queued else _no_wait(),
+                makers() as session,
+                session.begin(),
+            ):
                 yield session
+        except TimeoutError:
+            raise Unavailable(
+                f"the table database {self.safe_url} is busy: other changes took over "
+                f"{WRITE_WAIT:g} s; try again"
+            ) from None
         except (ArgumentError, NoSuchModuleError) as exc:
             raise Unavailable(
                 f"{self.safe_url} is not a database URL hupai can open: {exc}"
@@ -283,6 +346,13 @@ class Ledger:
                 }
                 for t in rows
             ]
+
+    def revision(self, token: str) -> int:
+        """The table's revision (raised by every change) by either token: one indexed read,
+        for answering a poll that nothing changed without building the view."""
+        with self._session(write=False) as session:
+            table, _ = _find(session, token)
+            return int(table.revision)
 
     def view(self, token: str, hands: bool = True) -> dict[str, Any]:
         """The table by either token: players, totals, next dealer and round, the hands."""
@@ -481,7 +551,7 @@ class Ledger:
 
     def options_history(self, token: str) -> list[dict[str, Any]]:
         """The options the table played with, oldest first, the current ones last."""
-        with self._session() as session:
+        with self._session(write=False) as session:
             table, _ = _find(session, token)
             rows = session.scalars(
                 select(TableOptions)
@@ -509,10 +579,14 @@ class Ledger:
 
     # -- export ------------------------------------------------------------------------------
     def export_json(self, token: str) -> dict[str, Any]:
-        """The whole table: setup, every hand in play with its request and result."""
+        """The whole table: setup, every hand in play with its request and result. Safe to
+        share, whichever link fetched it: it carries neither token (the write token would
+        let anyone change the table, the read token watch it)."""
         with self._session(write=False) as session:
-            table, write = _find(session, token)
-            out = self._view(session, table, write=write, hands=False)
+            table, _ = _find(session, token)
+            out = self._view(session, table, write=False, hands=False)
+            for key in ("access", "read_token", "write_token"):
+                out.pop(key, None)
             rows = _rows_in_play(session, table)
             out["hands"] = [
                 {**_hand_view(r, table), "request": r.request, "result": r.result} for r in rows

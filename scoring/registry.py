@@ -97,7 +97,7 @@ def score(data: Mapping[str, Any] | Any) -> Result:
     rules (``cap``, ``dealer_double``: hupai.scoring.house) are applied to either.
     """
     if not isinstance(data, Mapping):
-        raise ScoringInputError("request", f"expected a JSON object, got {type(data).__name__}")
+        raise ScoringInputError("request", f"expected a JSON object, got {quote(data)}")
     if "city" not in data:
         raise ScoringInputError("city", f"required; known: {', '.join(city_names()) or 'none yet'}")
     city = get_city(data["city"])

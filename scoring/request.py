@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -63,9 +64,11 @@ DRAW_FIELDS = ("city", "kind", "hands", "options")
 _SEAT_HAND_FIELDS = ("hand", "melds")
 
 
-def loads_request(text: str | bytes, name: str) -> Any:
-    """A request's JSON text, read strictly: UTF-8, no duplicate keys, no NaN/Infinity.
-    Errors are :class:`ScoringInputError` on ``name`` (a file name, ``stdin``, ``context``).
+def loads_request(text: str | bytes, name: str, max_digits: int | None = None) -> Any:
+    """A request's JSON text, read strictly: UTF-8, no duplicate keys, no NaN/Infinity and,
+    given ``max_digits``, no number written with more digits than that (checked as each
+    number is read: one pass, whatever the text). Errors are :class:`ScoringInputError` on
+    ``name`` (a file name, ``stdin``, ``context``).
 
     >>> loads_request('{"a": 1, "a": 2}', "context")
     Traceback (most recent call last):
@@ -75,6 +78,10 @@ def loads_request(text: str | bytes, name: str) -> Any:
     Traceback (most recent call last):
     ...
     hupai.scoring.fields.ScoringInputError: stdin: not valid JSON: NaN is not a JSON number
+    >>> loads_request('[1.5, ' + "9" * 30 + ']', "request", max_digits=20)
+    Traceback (most recent call last):
+    ...
+    hupai.scoring.fields.ScoringInputError: request: a number 30 digits long; at most 20
     """
     if isinstance(text, bytes):
         try:
@@ -85,8 +92,18 @@ def loads_request(text: str | bytes, name: str) -> Any:
             ) from None
     if not text.strip():
         raise ScoringInputError(name, "empty; expected a JSON request object")
+    hooks: dict[str, Any] = {}
+    if max_digits is not None:
+        hooks["parse_int"] = _bounded(int, max_digits)
+        hooks["parse_float"] = _bounded(float, max_digits)
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        return json.loads(
+            text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant, **hooks
+        )
+    except _LongNumber as exc:
+        raise ScoringInputError(
+            name, f"a number {exc.digits} digits long; at most {exc.limit}"
+        ) from None
     except json.JSONDecodeError as exc:
         raise ScoringInputError(
             name, f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
@@ -95,6 +112,73 @@ def loads_request(text: str | bytes, name: str) -> Any:
         raise ScoringInputError(name, f"key '{exc.key}' appears twice in one object") from None
     except (ValueError, RecursionError) as exc:
         raise ScoringInputError(name, f"not valid JSON: {exc}") from None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def non_text(value: Any, field: str = "") -> tuple[str, str] | None:
+    """The first string in a JSON value, keys included, that is not text any answer and any
+    database can hold again — ``(where, why)`` — or None: a lone UTF-16 surrogate
+    (``"\\ud800"`` is valid JSON but not text: echoing or storing it fails later) or a control
+    character but tab and line breaks (PostgreSQL refuses NUL). Iterative: a deeply nested
+    value costs no recursion.
+
+    >>> non_text({"players": ["Ann", "B\\ud800"]})
+    ('players[1]', 'a lone surrogate \\\\ud800 (half of a pair)')
+    >>> non_text({"name": "a\\tb"}) is None
+    True
+    """
+    stack: list[tuple[Any, str]] = [(value, field)]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            why = _not_text(item)
+            if why:
+                return path, why
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                inner_path = f"{path}.{key}" if path else str(key)
+                why = _not_text(str(key))
+                if why:
+                    return inner_path[:120], why
+                stack.append((inner, inner_path))
+        elif isinstance(item, list):
+            stack.extend((inner, f"{path}[{i}]") for i, inner in enumerate(item))
+    return None
+
+
+def _not_text(text: str) -> str | None:
+    found = _SURROGATE.search(text)
+    if found:
+        return f"a lone surrogate \\u{ord(found.group()):04x} (half of a pair)"
+    found = _CONTROL.search(text)
+    if found:
+        return f"the control character U+{ord(found.group()):04X}"
+    return None
+
+
+class _LongNumber(ValueError):
+    def __init__(self, digits: int, limit: int) -> None:
+        super().__init__(digits)
+        self.digits = digits
+        self.limit = limit
+
+
+def _bounded(kind: type[int] | type[float], limit: int) -> Any:
+    """A ``parse_int``/``parse_float`` hook: the number's literal is refused before it is
+    converted when it has more than ``limit`` digits (Python's own int limit is 4,300 and its
+    message advises ``sys.set_int_max_str_digits``)."""
+
+    def parse(literal: str) -> int | float:
+        if len(literal) > limit:
+            digits = sum(ch.isdigit() for ch in literal)
+            if digits > limit:
+                raise _LongNumber(digits, limit)
+        return kind(literal)
+
+    return parse
 
 
 class _DuplicateKey(ValueError):
@@ -134,7 +218,7 @@ def parse_request(data: object, city: City[Any, Any]) -> Request[Any, Any]:
     Raises ScoringInputError naming the field (``melds[1].tiles``) and quoting the value.
     """
     if not isinstance(data, Mapping):
-        raise ScoringInputError("request", f"expected a JSON object, got {type(data).__name__}")
+        raise ScoringInputError("request", f"expected a JSON object, got {quote(data)}")
     if request_kind(data) != "win":
         raise ScoringInputError("kind", "a draw request is read by parse_draw_request")
     table_names = [f.name for f in dataclasses.fields(city.table_type)]
@@ -172,7 +256,7 @@ def parse_draw_request(data: object, city: City[Any, Any]) -> DrawRequest[Any]:
     of a kind over the four hands.
     """
     if not isinstance(data, Mapping):
-        raise ScoringInputError("request", f"expected a JSON object, got {type(data).__name__}")
+        raise ScoringInputError("request", f"expected a JSON object, got {quote(data)}")
     for key in data:
         if key not in DRAW_FIELDS:
             raise ScoringInputError(
@@ -183,7 +267,7 @@ def parse_draw_request(data: object, city: City[Any, Any]) -> DrawRequest[Any]:
     options = parse_dataclass(city.options_type, data.get("options", {}), "options")
     raw = data.get("hands")
     if not isinstance(raw, list) or len(raw) != 4:
-        got = f"{len(raw)}" if isinstance(raw, list) else f"{type(raw).__name__} {raw!r:.40}"
+        got = f"{len(raw)}" if isinstance(raw, list) else quote(raw)
         raise ScoringInputError(
             "hands", f"expected a list of 4 hands by seat (0 is the dealer), got {got}"
         )

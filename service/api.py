@@ -152,7 +152,7 @@ async def score_photo(
 ) -> JSONResponse:
     """Read the photo and score it with the table context: the reading, the request that was
     scored, the score (or why the tiles as read cannot be scored) and the annotated photo."""
-    ctx = json_object(parse_json(context, "context"), "context")
+    ctx = json_object(await parse_json(context, "context"), "context")
     city = check_city(ctx.get("city"), "context.city")
     win = parse_win_tile(ctx.get("win_tile"), "context.win_tile")
     seat = seat_or_none(ctx.get("winner"))
@@ -230,7 +230,7 @@ async def score_hand(request: Request) -> JSONResponse:
             "unsupported_media_type",
             f"send the request as application/json, not {kind or 'no content type'}",
         )
-    data = parse_json(await request.body(), "request")
+    data = await parse_json(await request.body(), "request")
     try:
         result = await anyio.to_thread.run_sync(score_dict, data)
     except ScoringInputError as exc:

@@ -23,7 +23,7 @@ from hupai.service.api import router
 from hupai.service.dependencies import AnnotatedStore, ReadPool, get_reader
 from hupai.service.headers import SecurityHeaders
 from hupai.service.hosts import HostCheck
-from hupai.service.limits import BodyLimit
+from hupai.service.limits import BodyLimit, RateLimit
 from hupai.service.reader import load_reader
 from hupai.service.schemas import ErrorBody, Health
 from hupai.service.settings import Settings
@@ -74,6 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.reader = None
     app.state.annotated = AnnotatedStore(settings.annotated_keep)
     app.state.pool = ReadPool(settings.read_concurrency, settings.max_waiting)
+    app.state.table_limit = RateLimit(settings.tables_per_hour, settings.tables_burst)
     app.state.ledger = Ledger(settings.database_url)  # the database is opened on first use
     errors.install(app)
     app.include_router(router)

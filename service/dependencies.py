@@ -3,6 +3,7 @@ of read workers and the store of annotated photos, all kept on ``app.state``."""
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable
@@ -13,6 +14,7 @@ import anyio
 import anyio.to_thread
 from fastapi import Request
 from hupai.service.errors import ApiError
+from hupai.service.limits import RateLimit
 from hupai.service.reader import Reader
 from hupai.service.settings import Settings
 
@@ -56,6 +58,25 @@ class ReadPool:
             )
         finally:
             self.in_flight -= 1
+
+
+def spend_table_creation(request: Request) -> str:
+    """Per-client rate limit on creating tables (each is kept in the database): 429 with
+    the seconds to wait, beyond ``tables_burst`` at once and ``tables_per_hour``. Returns
+    the client, for :meth:`RateLimit.refund` when the request creates nothing."""
+    limit: RateLimit = request.app.state.table_limit
+    client = request.client.host if request.client else "unknown"
+    wait = limit.take(client)
+    if wait > 0:
+        seconds = max(1, math.ceil(wait))
+        raise ApiError(
+            429,
+            "too_many_tables",
+            f"this device made too many tables just now; try again in {seconds} s",
+            headers={"Retry-After": str(seconds)},
+            hint="A table lasts a whole game: add hands to the one you made.",
+        )
+    return client
 
 
 def get_pool(request: Request) -> ReadPool:

@@ -129,8 +129,20 @@ _PLAIN = {
 
 
 def _plain(error: Any) -> str:
-    """A validation error's message without Python's type names."""
-    return _PLAIN.get(str(error.get("type")), str(error.get("msg", "invalid")).lower())
+    """A validation error's message without Python's type names.
+
+    >>> _plain({"type": "value_error",
+    ...         "msg": "Value error, Expected UploadFile, received: <class 'str'>"})
+    'expected a file: send it as a file in the form (not as a text field)'
+    >>> _plain({"type": "x", "msg": "Input should be an instance of <class 'bytes'>"})
+    'not a value this field takes'
+    """
+    message = str(error.get("msg", "invalid"))
+    if "UploadFile" in message:
+        return "expected a file: send it as a file in the form (not as a text field)"
+    if "<class " in message or "NoneType" in message:
+        return "not a value this field takes"
+    return _PLAIN.get(str(error.get("type")), message.removeprefix("Value error, ").lower())
 
 
 def install(app: FastAPI) -> None:

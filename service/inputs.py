@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio.to_thread
 from fastapi import UploadFile
 from hupai.scoring import ScoringInputError, city_names, get_city
 from hupai.scoring.tiles import Tile, TileError
@@ -76,6 +77,7 @@ def no_tiles(read: PhotoRead) -> None:
         )
 
 
-def parse_json(text: str | bytes, field: str) -> Any:
-    """JSON in a form field or a body, read by the API's one reader (:func:`read_json`)."""
-    return read_json(text, field)
+async def parse_json(text: str | bytes, field: str) -> Any:
+    """JSON in a form field or a body, read by the API's one reader (:func:`read_json`) in a
+    worker thread: the event loop only moves bytes."""
+    return await anyio.to_thread.run_sync(read_json, text, field)

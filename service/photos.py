@@ -22,6 +22,7 @@ STATUS = {
     "empty_photo": (422, "empty_photo"),
     "unsupported_format": (415, "unsupported_media_type"),
     "too_many_pixels": (413, "too_many_pixels"),
+    "too_costly": (413, "too_costly"),
     "damaged_photo": (422, "damaged_photo"),
     "photo_too_small": (422, "photo_too_small"),
 }

@@ -5,6 +5,16 @@ log line, whoever writes it (uvicorn's access log, the service's own).
 '/v1/tables/…/hands/3'
 >>> redact("/v1/read")
 '/v1/read'
+
+A token in a misspelled path is taken out too: any path segment of 12 or more letters and
+digits (a table's token has 24; the annotated photos' keys 32), wherever the path points.
+
+>>> redact("/V1/tables/Ab3dEf6hIj9kLm2nOp5qRs8t")
+'/V1/tables/…'
+>>> redact("/v1/tables//Ab3dEf6hIj9kLm2nOp5qRs8t/x /nope/Ab3dEf6hIj9k?q=1")
+'/v1/tables//…/x /nope/…?q=1'
+>>> redact("GET /static/app.js HTTP/1.1")
+'GET /static/app.js HTTP/1.1'
 """
 
 from __future__ import annotations
@@ -13,10 +23,12 @@ import logging
 import re
 
 _TOKEN = re.compile(r"(/v1/tables/)[^/?#\s\"]+")
+#: A path segment that may be a key, whatever path it is in.
+_KEYLIKE = re.compile(r"(?<=/)[A-Za-z0-9]{12,}(?=[/?#\s\"']|$)")
 
 
 def redact(text: str) -> str:
-    return _TOKEN.sub(r"\1…", text)
+    return _KEYLIKE.sub("…", _TOKEN.sub(r"\1…", text))
 
 
 class RedactTokens(logging.Filter):

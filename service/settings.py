@@ -108,6 +108,13 @@ class Settings(BaseSettings):
         description="the table ledger's database: sqlite:///PATH or postgresql://… "
         "(default: SQLite in $XDG_DATA_HOME/hupai/tables.sqlite3, created on first use)",
     )
+    tables_per_hour: int = Field(
+        120,
+        ge=1,
+        description="tables one client (address) may create an hour, after a burst of "
+        "tables_burst; more is 429 with Retry-After",
+    )
+    tables_burst: int = Field(20, ge=1, description="tables one client may create at once")
     annotated_keep: int = Field(
         64, ge=1, description="annotated photos kept in memory for ?image=url (latest first)"
     )

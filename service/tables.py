@@ -31,7 +31,13 @@ from fastapi.responses import JSONResponse, Response
 from hupai.ledger.store import Ledger, LedgerError, PhotoRecord
 from hupai.scoring.fields import describe_fields
 from hupai.scoring.house import HouseRules
-from hupai.service.dependencies import ReadPool, get_pool, get_reader, get_settings
+from hupai.service.dependencies import (
+    ReadPool,
+    get_pool,
+    get_reader,
+    get_settings,
+    spend_table_creation,
+)
 from hupai.service.errors import ApiError
 from hupai.service.inputs import (
     PHOTO_DOC,
@@ -174,8 +180,13 @@ async def _call(
         ) from None
 
 
-@router.post("", status_code=201, responses=ERRORS)
+@router.post(
+    "",
+    status_code=201,
+    responses={**ERRORS, 429: {"model": ErrorBody, "description": "too many tables just now"}},
+)
 async def create_table(
+    request: Request,
     ledger: LedgerDep,
     table: Annotated[
         dict[str, Any],
@@ -191,7 +202,12 @@ async def create_table(
 ) -> JSONResponse:
     """Start a table. The answer holds the write token (keep it) and the read token (share
     it); each is the key in this API's paths and in the page's link."""
-    view = await _call(ledger.create_table, table)
+    client = spend_table_creation(request)  # a refusal below gives it back
+    try:
+        view = await _call(ledger.create_table, table)
+    except ApiError:
+        request.app.state.table_limit.refund(client)
+        raise
     return JSONResponse(view, status_code=201)
 
 
@@ -209,12 +225,25 @@ async def get_table(
     wind and streak, and every hand in play with its seating, tiles and deltas. The answer
     carries an ETag: polling with `If-None-Match` answers 304 (no body) until the table
     changes, so the read-only view can poll every second for little."""
-    response = JSONResponse(await _call(ledger.view, token, hands))
-    tag = '"' + hashlib.sha256(response.body).hexdigest()[:32] + '"'
-    if if_none_match and tag in {t.strip().removeprefix("W/") for t in if_none_match.split(",")}:
-        return Response(status_code=304, headers={"ETag": tag})
-    response.headers["ETag"] = tag
+    if if_none_match:  # a poll: answered from the table's revision, the view unbuilt
+        tag = _etag(token, await _call(ledger.revision, token), hands)
+        if tag in {t.strip().removeprefix("W/") for t in if_none_match.split(",")}:
+            return Response(status_code=304, headers={"ETag": tag})
+    view = await _call(ledger.view, token, hands)
+    response = JSONResponse(view)
+    response.headers["ETag"] = _etag(token, view["revision"], hands)
     return response
+
+
+#: Changes when what a view shows for a revision changes (a new field): old tags then miss.
+VIEW_VERSION = 1
+
+
+def _etag(token: str, revision: int, hands: bool) -> str:
+    """A view's ETag: every change raises the table's revision, and the token says which
+    view (read or write) — so the tag is known without building the view."""
+    key = f"{VIEW_VERSION}:{token}:{revision}:{int(hands)}"
+    return '"' + hashlib.sha256(key.encode()).hexdigest()[:32] + '"'
 
 
 @router.post("/{token}/hands", status_code=201, responses=ERRORS)
@@ -256,7 +285,11 @@ async def preview_hand(
     return JSONResponse(await _call(ledger.preview, token, hand, number))
 
 
-@router.post("/{token}/photo", status_code=201, responses=ERRORS)
+@router.post(
+    "/{token}/photo",
+    status_code=201,
+    responses={**ERRORS, 415: {"model": ErrorBody, "description": "not a form, or not a photo"}},
+)
 async def add_hand_from_photo(
     token: Token,
     ledger: LedgerDep,
@@ -278,7 +311,7 @@ async def add_hand_from_photo(
     """Read the photo and add it as the next hand, keeping the reading and a small annotated
     thumbnail. When the tiles as read do not score, nothing is added: the answer (422) holds
     the reading, so the tiles can be fixed and sent to `POST …/hands`."""
-    ctx = json_object(parse_json(context, "context"), "context")
+    ctx = json_object(await parse_json(context, "context"), "context")
     table = await _call(ledger.view, token, False)
     if table["access"] != "write":
         raise ApiError(403, "read_only", "this is the table's read-only link", field="token")

@@ -15,52 +15,22 @@ hupai.service.errors.ApiError: request.players[1]: not text: a lone surrogate \\
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+import anyio.to_thread
 from hupai.scoring import ScoringInputError
-from hupai.scoring.request import loads_request
+from hupai.scoring.request import loads_request, non_text
 from hupai.service.errors import ApiError, send_error
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def check_text(value: Any, field: str) -> None:
     """Refuse (422 ``invalid_text``, naming where) the first string in ``value`` that is not
-    text. Iterative: a deeply nested value costs no recursion."""
-    stack: list[tuple[Any, str]] = [(value, field)]
-    while stack:
-        item, path = stack.pop()
-        if isinstance(item, str):
-            _check_string(item, path)
-        elif isinstance(item, dict):
-            for key, inner in item.items():
-                inner_path = f"{path}.{key}" if path else str(key)
-                _check_string(str(key), inner_path[:120])
-                stack.append((inner, inner_path))
-        elif isinstance(item, list):
-            stack.extend((inner, f"{path}[{i}]") for i, inner in enumerate(item))
-
-
-def _check_string(text: str, path: str) -> None:
-    found = _SURROGATE.search(text)
-    if found:
-        raise ApiError(
-            422,
-            "invalid_text",
-            f"{path}: not text: a lone surrogate \\u{ord(found.group()):04x} (half of a pair)",
-            field=path,
-        )
-    found = _CONTROL.search(text)
-    if found:
-        raise ApiError(
-            422,
-            "invalid_text",
-            f"{path}: not text: the control character U+{ord(found.group()):04X}",
-            field=path,
-        )
+    text (:func:`hupai.scoring.request.non_text`)."""
+    found = non_text(value, field)
+    if found is not None:
+        where, why = found
+        raise ApiError(422, "invalid_text", f"{where}: not text: {why}", field=where)
 
 
 #: The longest number a request may write (digits): far beyond any score or count, far below
@@ -84,17 +54,8 @@ def read_json(data: str | bytes, field: str) -> Any:
     ...
     hupai.service.errors.ApiError: request: a number 500 digits long; at most 100
     """
-    text = data if isinstance(data, str) else data.decode("utf-8", "surrogateescape")
-    for run in re.finditer(rf"\d{{{MAX_DIGITS + 1},}}", text):
-        if _outside_strings(text, run.start()):
-            raise ApiError(
-                422,
-                "invalid_request",
-                f"{field}: a number {len(run.group())} digits long; at most {MAX_DIGITS}",
-                field=field,
-            )
     try:
-        value = loads_request(data, field)
+        value = loads_request(data, field, max_digits=MAX_DIGITS)
     except ScoringInputError as exc:
         message = f"{field}: nested too deeply" if "recursion" in str(exc) else str(exc)
         raise ApiError(422, "invalid_request", message, field=field) from None
@@ -103,17 +64,11 @@ def read_json(data: str | bytes, field: str) -> Any:
     return value
 
 
-def _outside_strings(text: str, index: int) -> bool:
-    """Whether ``index`` of a JSON text is outside any string (an even count of unescaped
-    quotes before it)."""
-    quotes = len(re.findall(r'(?<!\\)(?:\\\\)*"', text[:index]))
-    return quotes % 2 == 0
-
-
 class TextCheck:
     """ASGI middleware: a JSON request body (already bounded by the body limit) is read by
-    :func:`read_json` before the app sees it, then handed on unchanged — so that every JSON
-    route refuses bad JSON, long numbers and non-text alike, before anything is stored."""
+    :func:`read_json`, in a worker thread, before the app sees it, then handed on unchanged —
+    so that every JSON route refuses bad JSON, long numbers and non-text alike, before
+    anything is stored."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -123,18 +78,19 @@ class TextCheck:
             await self.app(scope, receive, send)
             return
         messages: list[Message] = []
-        body = b""
+        chunks: list[bytes] = []
         while True:
             message = await receive()
             messages.append(message)
             if message["type"] != "http.request":
                 break
-            body += message.get("body", b"")
+            chunks.append(message.get("body", b""))
             if not message.get("more_body", False):
                 break
+        body = b"".join(chunks)
         if body.strip():  # no body at all: the route says what it needs
-            try:
-                read_json(body, BODY)
+            try:  # in a worker thread: the event loop only moves bytes
+                await anyio.to_thread.run_sync(read_json, body, BODY)
             except ApiError as exc:
                 await send_error(send, exc)
                 return

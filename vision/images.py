@@ -6,7 +6,13 @@ same answer everywhere (the service maps :class:`PhotoError`'s ``code`` to its H
 What a decode may cost is bounded from the file's header, before any pixel is decoded: the
 size in pixels is checked (decompression bombs), and a JPEG larger than :data:`DECODE_PIXELS`
 is decoded at 1/2, 1/4 or 1/8 of its size by libjpeg itself (a 700-byte file whose header
-claims 7000 × 7000 costs what a phone photo costs, not 150 MB per copy and seconds).
+claims 7000 × 7000 costs what a phone photo costs, not 150 MB per copy and seconds). A
+progressive JPEG's cost grows with its scans as well as its pixels, and no reduction lowers
+it (every scan is entropy-decoded whole, into a buffer of the whole photo's coefficients):
+its scans are counted in one pass over its markers (:func:`jpeg_scans`), and one with more than
+:data:`MAX_SCANS`, or whose size and scans would cost more than :data:`SCAN_BUDGET`, is refused
+before decoding (a 243 KB file of 6,000 scans once cost 13.5 s of CPU; a camera writes one
+scan, or about ten).
 
 >>> decode_image(b"")
 Traceback (most recent call last):
@@ -21,6 +27,7 @@ hupai.vision.images.PhotoError: not an image file hupai can read (JPEG, PNG, Web
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +51,19 @@ MAX_PIXELS = 50_000_000
 DECODE_PIXELS = 16_000_000
 #: ISO base media brands of HEIC/HEIF/AVIF photos (bytes 8-12 after ``ftyp``).
 _HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"mif1", b"msf1", b"heim", b"heis", b"avif"}
+#: The most scans a progressive JPEG may have: libjpeg and mozjpeg write 6-12, and each scan
+#: costs a pass over the photo's coefficients (~0.07 ms a megapixel, more for brightness).
+MAX_SCANS = 64
+#: What a JPEG of several scans may cost to decode, in megapixels × (scans + 6): measured
+#: ~1 ms of CPU a unit (the 6: the coefficient buffer and the last pass), so at most ~0.3 s —
+#: a camera's ten scans up to 20 MP, about 3× what a 12-MP photo's read costs in all. One
+#: scan (baseline, what phones write) is streamed and decoded reduced: not counted.
+SCAN_BUDGET = 320
+#: The most markers read while counting scans: a camera writes a few dozen, and the count
+#: itself must stay cheap (a file of 4-byte segments would make millions).
+MAX_MARKERS = 4096
 RESEND = "Send the photo again; if it keeps failing, take a new one."
+AS_TAKEN = "Send the photo as the camera saved it."
 SMALLER = "Send a smaller photo (a phone's normal photo size is fine)."
 
 
@@ -100,6 +119,8 @@ def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, budget: int | None =
     try:
         with PILImage.open(io.BytesIO(data)) as opened:
             _check_header(opened, max_pixels)
+            if opened.format in _SCALABLE:
+                _check_scans(data, *opened.size)
             scale = _scale(opened, DECODE_PIXELS if budget is None else budget)
             bgr = _whole_jpeg_by_opencv(data, opened.format, scale)
             if bgr is None:
@@ -185,6 +206,85 @@ def _check_header(opened: Any, max_pixels: int) -> None:
             f"{_megapixels(max_pixels)} allowed",
             SMALLER,
         )
+
+
+def _check_scans(data: bytes, width: int, height: int) -> None:
+    """Refuse a JPEG whose scans would cost more than a photo may (:data:`MAX_SCANS`,
+    :data:`SCAN_BUDGET`)."""
+    scans = jpeg_scans(data)
+    if scans is None:
+        raise PhotoError(
+            "too_costly",
+            f"a JPEG of more than {MAX_MARKERS} segments and scans; a camera writes a few dozen",
+            AS_TAKEN,
+        )
+    if scans > MAX_SCANS:
+        raise PhotoError(
+            "too_costly",
+            f"a progressive JPEG of {scans} scans; at most {MAX_SCANS} are read (a camera "
+            "writes one, or about ten)",
+            AS_TAKEN,
+        )
+    megapixels = width * height / 1e6
+    if scans > 1 and megapixels * (scans + 6) > SCAN_BUDGET:
+        allowed = int(SCAN_BUDGET / megapixels) - 6
+        room = f"at most {allowed} at this size" if allowed > 1 else "none at this size"
+        raise PhotoError(
+            "too_costly",
+            f"a progressive JPEG of {scans} scans over {_megapixels(width * height)} "
+            f"megapixels costs more to decode than a photo may ({room})",
+            "Send the photo as the camera saved it, or a smaller one.",
+        )
+
+
+#: Where a JPEG's entropy-coded data ends: a 0xFF that is neither a stuffed 0x00 nor a
+#: restart marker (RST0-7 sit inside a scan's data).
+_SCAN_END = re.compile(rb"\xff[^\x00\xd0-\xd7]")
+#: Markers without a length: TEM, RST0-7 (SOI and EOI are handled apart).
+_BARE = {0x01, *range(0xD0, 0xD8)}
+
+
+def jpeg_scans(data: bytes) -> int | None:
+    """The scans (SOS markers) of the JPEG's first image, counted in one pass over its
+    markers: a segment's length skips it (an EXIF thumbnail's scans are not counted), a
+    scan's data is skipped by one search for the next marker. None when the file has more
+    than :data:`MAX_MARKERS` markers before its end.
+
+    >>> two = "ffd8 ffda0002 6162ff0063ffd064 ffda0002 65 ffd9"  # stuffing, a restart
+    >>> jpeg_scans(bytes.fromhex(two))
+    2
+    >>> jpeg_scans(bytes.fromhex("ffd8" + "ff01" * 5000 + "ffd9")) is None
+    True
+    """
+    pos, scans, markers, end = 2, 0, 0, len(data)
+    while pos < end - 1:
+        if data[pos] != 0xFF or data[pos + 1] == 0x00:  # stray bytes: libjpeg skips them
+            found = _SCAN_END.search(data, pos + 1)
+            if found is None:
+                break
+            pos = found.start()
+            continue
+        code = data[pos + 1]
+        if code == 0xFF:  # fill byte before a marker
+            pos += 1
+            continue
+        markers += 1
+        if markers > MAX_MARKERS:
+            return None
+        if code == 0xD9:
+            break
+        if code in _BARE or code == 0xD8:
+            pos += 2
+            continue
+        length = int.from_bytes(data[pos + 2 : pos + 4], "big")
+        pos += 2 + max(length, 2)
+        if code == 0xDA:
+            scans += 1
+            found = _SCAN_END.search(data, pos)
+            if found is None:
+                break
+            pos = found.start()
+    return scans
 
 
 def _scale(opened: Any, budget: int) -> int:

@@ -21,8 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="serve the ML backend (the URL to give in a project's Model settings)",
         description=(
             "Answer Label Studio's ML backend protocol (health, setup, predict, webhook, "
-            "train, status) with hupai's reading. LABEL_STUDIO_URL, LABEL_STUDIO_API_KEY and "
-            "LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT are read when the options are left out."
+            "train, status) with hupai's reading. LABEL_STUDIO_URL, LABEL_STUDIO_API_KEY, "
+            "LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT, BASIC_AUTH_USER and BASIC_AUTH_PASS are "
+            "read when the options are left out."
         ),
     )
     serve.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
@@ -30,13 +31,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     add_models_option(serve)
     serve.add_argument(
         "--label-studio-url",
-        help="Label Studio's address, for its upload and storage URLs (default: the one "
-        "Label Studio sends at setup)",
+        help="Label Studio's address: photos, storage URIs and annotations come from it (and "
+        "the local files root) only; the address Label Studio sends at setup is not used",
     )
     serve.add_argument(
         "--api-key",
         help="a Label Studio API key (legacy token or personal access token) to fetch photos "
-        "and export annotations (default: the token Label Studio sends at setup)",
+        "and export annotations; sent to --label-studio-url only",
     )
     serve.add_argument(
         "--local-files-root",
@@ -62,6 +63,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         default="",
         help="more `hupai retrain` options for Start Training, as one string "
         "('--epochs 2 --real-test-limit 40')",
+    )
+    serve.add_argument(
+        "--basic-auth",
+        metavar="USER:PASSWORD",
+        help="ask every request for these HTTP Basic credentials (give them in the project's "
+        "Model connection, Basic Authentication); without them training cannot be started",
+    )
+    serve.add_argument(
+        "--max-body-mb",
+        type=float,
+        default=16.0,
+        help="largest request body in MiB (default 16; a /train carries annotations)",
     )
     serve.add_argument(
         "--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"]
@@ -91,8 +104,10 @@ def _serve(args: argparse.Namespace) -> int:
     from hupai.labeling.backend import BackendOptions
     from hupai.vision.detector import SHIPPED_MODELS, models_in
 
-    if args.read_concurrency < 1 or args.read_timeout <= 0:
-        raise UserError("--read-concurrency must be 1 or more and --read-timeout above 0")
+    if args.read_concurrency < 1 or args.read_timeout <= 0 or args.max_body_mb <= 0:
+        raise UserError(
+            "--read-concurrency must be 1 or more, --read-timeout and --max-body-mb above 0"
+        )
     if args.model:
         finder, namer = Path(args.model), Path(args.namer)
     else:
@@ -112,13 +127,37 @@ def _serve(args: argparse.Namespace) -> int:
         threads=args.threads,
         retrain_out=args.retrain_out,
         retrain_args=tuple(shlex.split(args.retrain_args)),
+        basic_auth=basic_auth(args.basic_auth),
+        max_body_bytes=int(args.max_body_mb * 2**20),
     )
     import uvicorn
 
     from hupai.labeling.backend_app import create_app
+    from hupai.service.protocol import server_options
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(message)s")
     app = create_app(opts)  # the models load now: setup and health answer at once
     print(f"hupai label-studio: {opts.model_version} at http://{args.host}:{args.port}")
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    if opts.basic_auth is None:
+        print(
+            "hupai label-studio: no --basic-auth: any client that reaches this port may ask for "
+            "predictions, and training cannot be started"
+        )
+    uvicorn.run(
+        app, host=args.host, port=args.port, log_level=args.log_level, **server_options(opts)
+    )
     return 0
+
+
+def basic_auth(given: str | None) -> tuple[str, str] | None:
+    """``USER:PASSWORD`` from the option, else BASIC_AUTH_USER and BASIC_AUTH_PASS (the
+    names Label Studio's own ML backends read), else None."""
+    if given is None:
+        user, password = os.environ.get("BASIC_AUTH_USER"), os.environ.get("BASIC_AUTH_PASS")
+        if not user and not password:
+            return None
+        given = f"{user or ''}:{password or ''}"
+    user, sep, password = given.partition(":")
+    if not sep or not user or not password:
+        raise UserError("--basic-auth: give USER:PASSWORD, both not empty")
+    return user, password

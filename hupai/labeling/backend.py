@@ -6,7 +6,10 @@ Label Studio 1.23 calls a backend at the URL set in a project's *Model* settings
 * ``GET /health`` (1 s timeout) and ``POST /setup`` (3 s) before every prediction round:
   setup carries the project (``"<id>.<created>"``), its labelling config (``schema``), Label
   Studio's ``hostname`` and the project owner's legacy ``access_token``; it answers the model
-  version. Both answer at once: the models are loaded when the server starts.
+  version. The hostname and the token are *not* used: Label Studio's address and API key are
+  the backend's start-up settings only (``--label-studio-url``, ``--api-key``), so that no
+  request can send the key anywhere else. Both answer at once: the models are loaded when
+  the server starts.
 * ``POST /predict`` (100 s) with ``tasks`` (a task when someone opens it; a page of them when
   the data manager retrieves predictions): answered with one prediction per task, in order —
   rectangles in percent with hupai's class names, each box's score, the three likeliest
@@ -20,11 +23,14 @@ Label Studio 1.23 calls a backend at the URL set in a project's *Model* settings
   older protocol, when Label Studio's training webhooks flag is off) starts the same job with
   the annotated tasks it carries.
 
-Photos: ``/data/local-files/?d=…`` from the folder given as the local files root (else from
-Label Studio), ``/data/upload/…`` and other Label Studio paths from Label Studio with the API
-key, ``s3://``-style storage URIs through Label Studio's ``/tasks/<id>/resolve/``, other
-``http(s)`` URLs as they are. A task that cannot be read is answered with an empty prediction
-and its ``error``; a request that is not one Label Studio sends gets 422 and ``{"error"}``.
+Photos come only from that Label Studio or the local files root: ``/data/local-files/?d=…``
+from the folder given as the local files root (else from Label Studio), ``/data/upload/…`` and
+other Label Studio paths (or full URLs on Label Studio's own origin) from Label Studio with the
+API key, ``s3://``-style storage URIs through Label Studio's ``/tasks/<id>/resolve/`` (which
+redirects to the bucket: the key stays home). Any other URL is refused without a request, so a
+task cannot make the backend probe other hosts or ports. A task that cannot be read is
+answered with an empty prediction and its ``error``; a request that is not one Label Studio
+sends gets 422 and ``{"error"}``.
 """
 
 from __future__ import annotations
@@ -66,7 +72,12 @@ class TaskError(ValueError):
 
 
 class RequestError(ValueError):
-    """A request that is not one Label Studio sends; answered 422 with the message."""
+    """A request that is not one Label Studio sends; answered ``status`` (422 unless said)
+    with the message."""
+
+    def __init__(self, message: str, status: int = 422) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass(frozen=True)
@@ -74,8 +85,8 @@ class BackendOptions:
     finder: Path
     namer: Path
     model_version: str
-    label_studio_url: str | None = None  # default: the hostname Label Studio gives at setup
-    api_key: str | None = None  # default: the access token Label Studio gives at setup
+    label_studio_url: str | None = None  # where photos and annotations come from
+    api_key: str | None = None  # sent to label_studio_url only
     local_files_root: Path | None = None  # LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT, if shared
     read_concurrency: int = 1
     read_timeout: float = 30.0  # seconds one task may take (fetch and read)
@@ -86,6 +97,14 @@ class BackendOptions:
     retrain_args: tuple[str, ...] = ()  # more `hupai retrain` options
     #: the retraining command before its arguments (default: this Python's `hupai retrain`)
     retrain_command: tuple[str, ...] = ()
+    #: (user, password) Label Studio's model connection sends (its Basic Authentication);
+    #: None: no route asks for it, and training cannot be started
+    basic_auth: tuple[str, str] | None = None
+    max_body_bytes: int = 16 * 1024 * 1024  # a request's JSON (a /train carries annotations)
+    head_timeout: float = 10.0  # seconds a connection may take to send a request's head
+    body_timeout: float = 60.0  # ... and its body
+    keep_alive: float = 5.0  # seconds an idle keep-alive connection stays open
+    max_projects: int = 256  # projects whose config and counts are kept (oldest dropped)
 
 
 # -- the project's labelling config ---------------------------------------------------------
@@ -136,10 +155,8 @@ class Config:
 
 @dataclass
 class Project:
-    """What setup told about a project."""
+    """What setup told about a project (its labelling config) and its webhook counts."""
 
-    hostname: str | None = None
-    access_token: str | None = None
     config: Config | None = None
     events: Counter[str] = field(default_factory=Counter)
 
@@ -165,6 +182,24 @@ def _host(url: str) -> str:
     return urllib.parse.urlsplit(url).netloc.lower()
 
 
+def _origin(url: str) -> tuple[str, str, int | None]:
+    """Scheme, host and port (the default port filled in), for comparing two URLs.
+
+    >>> _origin("HTTP://LS.example:80/x") == _origin("http://ls.example/data/upload/1.jpg")
+    True
+    >>> _origin("http://ls.example@evil.example/") == _origin("http://ls.example/")
+    False
+    """
+    parts = urllib.parse.urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        return ("", "", None)
+    scheme = parts.scheme.lower()
+    default = {"http": 80, "https": 443}.get(scheme)
+    return (scheme, (parts.hostname or "").lower(), port or default)
+
+
 OPENER = urllib.request.build_opener(KeyStaysHome())
 
 
@@ -176,31 +211,40 @@ class Fetcher:
         self._bearer: dict[str, tuple[str, float]] = {}  # refresh token → (access, expiry)
         self._lock = threading.Lock()
 
-    def photo(self, url: str, task_id: Any, project: Project) -> bytes:
+    def photo(self, url: str, task_id: Any) -> bytes:
         if not url:
             raise TaskError("the task has no image URL")
         local = self._local_file(url)
         if local is not None:
             return local
         scheme = urllib.parse.urlsplit(url).scheme
-        base = self.opts.label_studio_url or project.hostname
+        base = self.opts.label_studio_url
         if scheme in STORAGE_SCHEMES:
             if base is None:
                 raise TaskError(f"{url}: a storage URI, and no Label Studio URL to resolve it")
             fileuri = base64.urlsafe_b64encode(url.encode()).decode()
-            return self._get(
-                f"{base.rstrip('/')}/tasks/{task_id}/resolve/?fileuri={fileuri}", project, url
-            )
+            if not isinstance(task_id, int) or isinstance(task_id, bool):
+                raise TaskError(f"{url}: a storage URI in a task without a numeric id")
+            return self._get(f"{base.rstrip('/')}/tasks/{task_id}/resolve/?fileuri={fileuri}", url)
         if scheme in ("http", "https"):
-            ours = base is not None and url.startswith(base.rstrip("/") + "/")
-            return self._get(url, project if ours else None, url)
-        if url.startswith("/"):
+            if base is None or _origin(url) != _origin(base):
+                raise TaskError(f"{url}: {self._where()}")
+            return self._get(url, url)
+        if url.startswith("/") and not url.startswith("//"):
             if base is None:
                 raise TaskError(
                     f"{url}: a Label Studio path, and no Label Studio URL (--label-studio-url)"
                 )
-            return self._get(base.rstrip("/") + url, project, url)
-        raise TaskError(f"{url}: not a URL the backend can fetch")
+            return self._get(base.rstrip("/") + url, url)
+        raise TaskError(f"{url}: {self._where()}")
+
+    def _where(self) -> str:
+        """Why a URL is refused (no request was made: nothing about the host is told)."""
+        studio = self.opts.label_studio_url or "none given: --label-studio-url"
+        return (
+            f"not a photo of this Label Studio ({studio}) or its local files: the backend "
+            "fetches photos only from them"
+        )
 
     def _local_file(self, url: str) -> bytes | None:
         root = self.opts.local_files_root
@@ -221,10 +265,9 @@ class Fetcher:
             raise TaskError(f"{url}: larger than {self.opts.max_photo_bytes} bytes")
         return data
 
-    def _get(self, url: str, project: Project | None, shown: str) -> bytes:
-        headers = {"User-Agent": "hupai-ml-backend"}
-        if project is not None:
-            headers.update(self.auth(project))
+    def _get(self, url: str, shown: str) -> bytes:
+        """``url`` (on Label Studio's origin: the caller checked) with the API key."""
+        headers = {"User-Agent": "hupai-ml-backend", **self.auth()}
         request = urllib.request.Request(url, headers=headers)
         try:
             with OPENER.open(request, timeout=self.opts.fetch_timeout) as r:
@@ -237,23 +280,23 @@ class Fetcher:
             raise TaskError(f"{shown}: cannot fetch ({reason})") from None
         return self._capped(data, shown)
 
-    def auth(self, project: Project | None) -> dict[str, str]:
-        """Label Studio's header for the key given (or the token setup gave): a legacy token
-        as ``Token``, a personal access token (a JWT refresh token) exchanged for a
-        short-lived ``Bearer`` access token."""
-        key = self.opts.api_key or (project.access_token if project else None)
-        if not key:
+    def auth(self) -> dict[str, str]:
+        """Label Studio's header for the key given at start-up: a legacy token as ``Token``,
+        a personal access token (a JWT refresh token) exchanged for a short-lived ``Bearer``
+        access token. Only for requests to ``label_studio_url``."""
+        key = self.opts.api_key
+        if not key or not self.opts.label_studio_url:
             return {}
         if key.count(".") != 2:
             return {"Authorization": f"Token {key}"}
-        return {"Authorization": f"Bearer {self._access(key, project)}"}
+        return {"Authorization": f"Bearer {self._access(key)}"}
 
-    def _access(self, refresh: str, project: Project | None) -> str:
+    def _access(self, refresh: str) -> str:
         with self._lock:
             held = self._bearer.get(refresh)
             if held is not None and held[1] > time.monotonic():
                 return held[0]
-        base = self.opts.label_studio_url or (project.hostname if project else None)
+        base = self.opts.label_studio_url
         if base is None:
             raise TaskError("a personal access token, and no Label Studio URL to exchange it")
         request = urllib.request.Request(
@@ -380,7 +423,7 @@ class Trainer:
         work = self.opts.retrain_out.with_name(self.opts.retrain_out.name + "-import")
         try:
             if tasks is None:
-                tasks = self._export(project_id, project)
+                tasks = self._export(project_id)
             corrected = self._import(tasks, project, work)
             self._set(state="training")
             command = [
@@ -400,12 +443,12 @@ class Trainer:
             log.exception("retraining %s failed", job)
             self._set(state="failed", error=f"{type(exc).__name__}: {exc}", finished=_now())
 
-    def _export(self, project_id: int, project: Project) -> list[Any]:
-        base = self.opts.label_studio_url or project.hostname
+    def _export(self, project_id: int) -> list[Any]:
+        base = self.opts.label_studio_url
         if base is None:
             raise TaskError("no Label Studio URL to export the annotations from")
         url = f"{base.rstrip('/')}/api/projects/{project_id}/export?exportType=JSON"
-        request = urllib.request.Request(url, headers=self.fetcher.auth(project))
+        request = urllib.request.Request(url, headers=self.fetcher.auth())
         with urllib.request.urlopen(request, timeout=300) as r:
             data = json.loads(r.read())
         if not isinstance(data, list):
@@ -433,7 +476,7 @@ class Trainer:
             if url.startswith(LOCAL_FILES):
                 query = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)
                 name = Path((query.get("d") or [name])[0]).name
-            (photos / name).write_bytes(self.fetcher.photo(url, task_id, project))
+            (photos / name).write_bytes(self.fetcher.photo(url, task_id))
         export = work / "export.json"
         export.write_text(json.dumps(annotated))
         corrected = work / "corrected"

@@ -356,8 +356,9 @@ function renderShare(view) {
   const writable = view.access === "write";
   $("share-write-box").hidden = !writable;
   if (writable) $("share-write").value = `${location.origin}/#table=${view.write_token}`;
-  $("export-csv").href = `/v1/tables/${game.token}/export.csv${isZh() ? "?lang=zh" : ""}`;
-  $("export-json").href = `/v1/tables/${game.token}/export.json`;
+  // the read link: an export's address is safe to pass on, whoever made it
+  $("export-csv").href = `/v1/tables/${view.read_token}/export.csv${isZh() ? "?lang=zh" : ""}`;
+  $("export-json").href = `/v1/tables/${view.read_token}/export.json`;
   const box = $("share-qr");
   if (box.dataset.text !== read || box.dataset.lang !== String(isZh())) {
     box.replaceChildren(qrCanvas(read, t("scan_to_watch")));

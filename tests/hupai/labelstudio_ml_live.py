@@ -69,7 +69,11 @@ class Recorder:
                     recorder.backend + self.path,
                     data=body if self.command == "POST" else None,
                     method=self.command,
-                    headers={"Content-Type": self.headers.get("Content-Type", "")},
+                    headers={
+                        "Content-Type": self.headers.get("Content-Type", ""),
+                        # Label Studio's Basic Authentication, as its model connection sends it
+                        "Authorization": self.headers.get("Authorization", ""),
+                    },
                 )
                 began = time.perf_counter()
                 try:
@@ -122,8 +126,14 @@ def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
         server.shutdown()
 
 
+#: The Basic Authentication the backend asks for and the model connection is given.
+BACKEND_AUTH = ("label-studio", "live-test-pass")
+
+
 @contextmanager
-def backend(root: Path, retrain_out: Path, retrain_args: str, studio: str) -> Iterator[str]:
+def backend(
+    root: Path, retrain_out: Path, retrain_args: str, studio: str, token: str
+) -> Iterator[str]:
     """``hupai label-studio serve`` in a process of its own; yields its URL."""
     port = free_port()
     log = open(retrain_out.parent / "backend.log", "wb")  # noqa: SIM115 - closed below
@@ -142,6 +152,10 @@ def backend(root: Path, retrain_out: Path, retrain_args: str, studio: str) -> It
             str(retrain_out),
             "--label-studio-url",
             studio,
+            "--api-key",
+            token,
+            "--basic-auth",
+            ":".join(BACKEND_AUTH),
             "--retrain-args",
             retrain_args,
             "--log-level",
@@ -156,7 +170,7 @@ def backend(root: Path, retrain_out: Path, retrain_args: str, studio: str) -> It
         deadline = time.monotonic() + 120
         while True:
             try:
-                with urllib.request.urlopen(url + "/health", timeout=2):
+                with urllib.request.urlopen(authorized(url + "/health"), timeout=2):
                     break
             except (urllib.error.URLError, OSError):
                 if proc.poll() is not None or time.monotonic() > deadline:
@@ -172,6 +186,14 @@ def backend(root: Path, retrain_out: Path, retrain_args: str, studio: str) -> It
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+def authorized(url: str) -> urllib.request.Request:
+    """A GET with the backend's Basic Authentication."""
+    import base64
+
+    pair = base64.b64encode(":".join(BACKEND_AUTH).encode()).decode()
+    return urllib.request.Request(url, headers={"Authorization": f"Basic {pair}"})
 
 
 def twelve_megapixels(source: Path, target: Path) -> Path:
@@ -218,7 +240,7 @@ def run(executable: str, work: Path, *, retrain_args: str = "") -> dict[str, Any
     seen: dict[str, Any] = {"opened": {}}
     with (
         label_studio(executable, root, LOOPBACK) as (base, token),
-        backend(root, retrain_out, retrain_args, base) as backend_url,
+        backend(root, retrain_out, retrain_args, base, token) as backend_url,
     ):
         recorder = Recorder(backend_url)
         with serving(recorder.handler()) as proxy:
@@ -241,7 +263,15 @@ def run(executable: str, work: Path, *, retrain_args: str = "") -> dict[str, Any
                 token,
                 "POST",
                 "/api/ml",
-                {"url": proxy, "project": pid, "title": "hupai", "is_interactive": False},
+                {
+                    "url": proxy,
+                    "project": pid,
+                    "title": "hupai",
+                    "is_interactive": False,
+                    "auth_method": "BASIC_AUTH",
+                    "basic_auth_user": BACKEND_AUTH[0],
+                    "basic_auth_pass": BACKEND_AUTH[1],
+                },
             )
             seen["ml"] = call(base, token, "GET", f"/api/ml/{ml['id']}")
             call(
@@ -280,7 +310,7 @@ def run(executable: str, work: Path, *, retrain_args: str = "") -> dict[str, Any
             seen["train"] = call(base, token, "POST", f"/api/ml/{ml['id']}/train", {})
             deadline = time.monotonic() + 900
             while time.monotonic() < deadline:  # the retraining job, until it ends
-                with urllib.request.urlopen(backend_url + "/status", timeout=10) as r:
+                with urllib.request.urlopen(authorized(backend_url + "/status"), timeout=10) as r:
                     seen["status"] = json.loads(r.read())
                 if seen["status"]["training"]["state"] in ("done", "failed", "idle"):
                     break

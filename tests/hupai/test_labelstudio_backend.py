@@ -13,6 +13,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -39,11 +40,12 @@ def recorded(name: str) -> dict[str, Any]:
     return data
 
 
-def post(url: str, body: Any, *, raw: bytes | None = None) -> tuple[int, Any]:
+def post(
+    url: str, body: Any, *, raw: bytes | None = None, auth: tuple[str, str] | None = None
+) -> tuple[int, Any]:
     data = raw if raw is not None else json.dumps(body).encode()
-    request = urllib.request.Request(
-        url, data=data, method="POST", headers={"Content-Type": "application/json"}
-    )
+    headers = {"Content-Type": "application/json", **basic(auth)}
+    request = urllib.request.Request(url, data=data, method="POST", headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=120) as r:
             return r.status, json.loads(r.read())
@@ -51,9 +53,23 @@ def post(url: str, body: Any, *, raw: bytes | None = None) -> tuple[int, Any]:
         return exc.code, json.loads(exc.read())
 
 
-def get(url: str, timeout: float = 30) -> Any:
-    with urllib.request.urlopen(url, timeout=timeout) as r:
+def get(url: str, timeout: float = 30, auth: tuple[str, str] | None = None) -> Any:
+    request = urllib.request.Request(url, headers=basic(auth))
+    with urllib.request.urlopen(request, timeout=timeout) as r:
         return json.loads(r.read())
+
+
+def basic(auth: tuple[str, str] | None) -> dict[str, str]:
+    """The header Label Studio's model connection sends with Basic Authentication."""
+    if auth is None:
+        return {}
+    import base64
+
+    return {"Authorization": "Basic " + base64.b64encode(":".join(auth).encode()).decode()}
+
+
+#: The Basic Authentication a test backend is started with.
+AUTH = ("label-studio", "s3cret-pass")
 
 
 @pytest.fixture(scope="module")
@@ -190,7 +206,7 @@ def test_a_task_without_the_image_field_is_named(backend: str) -> None:
 
 def test_a_body_that_is_not_json_is_refused_with_a_message(backend: str) -> None:
     status, answer = post(backend + "/predict", None, raw=b"{not json")
-    assert (status, answer) == (422, {"error": "the body is not JSON"})
+    assert status == 422 and answer["error"].startswith("the body is not valid JSON:")
 
 
 def test_predict_without_tasks_is_refused_with_a_message(backend: str) -> None:
@@ -377,10 +393,11 @@ def test_start_training_exports_imports_and_runs_one_job(
             api_key="k1",
             retrain_out=tmp_path / "retrained",
             retrain_command=(sys.executable, "-c", script),
+            basic_auth=AUTH,
         )
         with live_server(create_app(opts, reader)) as url:
-            post(url + "/setup", recorded("setup")["request"])
-            status, started = post(url + "/webhook", body)
+            post(url + "/setup", recorded("setup")["request"], auth=AUTH)
+            status, started = post(url + "/webhook", body, auth=AUTH)
             state = _wait(url)
     assert status == 200 and started["status"] == "started"
     assert state["state"] == "done", state
@@ -402,8 +419,236 @@ def _predict_regions(reader: Reader) -> list[dict[str, Any]]:
 
 def _wait(url: str) -> dict[str, Any]:
     for _ in range(600):
-        state: dict[str, Any] = get(url + "/status")["training"]
+        state: dict[str, Any] = get(url + "/status", auth=AUTH)["training"]
         if state["state"] in ("done", "failed"):
             return state
         time.sleep(0.1)
     return state
+
+
+# -- issue #40: only Label Studio may use it, and only with its own key --------------------------
+
+
+@contextmanager
+def recording_server() -> Iterator[tuple[str, list[dict[str, str]]]]:
+    """Any host: answers 200 with a few bytes, and records each request's headers."""
+    seen: list[dict[str, str]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            seen.append({"path": self.path, **dict(self.headers)})
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+    server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", seen
+    finally:
+        server.shutdown()
+
+
+def test_setup_cannot_send_the_key_to_another_host(reader: Reader) -> None:
+    """Row 3: setup's ``hostname`` once replaced Label Studio's address, and the next
+    prediction sent the API key there."""
+    upload = "/data/upload/1/8f3a2b1c-row14a.jpg"
+    photo = (REAL / "row14a.jpg").read_bytes()
+    with (
+        fake_label_studio("k1", {upload: photo}) as studio,
+        recording_server() as (attacker, seen),
+    ):
+        opts = options(label_studio_url=studio, api_key="k1", basic_auth=AUTH)
+        with live_server(create_app(opts, reader)) as url:
+            setup = {**recorded("setup")["request"], "hostname": attacker, "access_token": "x"}
+            assert post(url + "/setup", setup, auth=AUTH)[0] == 200
+            request = {**recorded("predict")["request"], "tasks": [_task(upload)]}
+            request["params"] = {"hostname": attacker}
+            status, answer = post(url + "/predict", request, auth=AUTH)
+    assert status == 200 and answer["results"][0]["result"]  # from the real Label Studio
+    assert seen == []
+
+
+def test_without_a_label_studio_url_an_upload_is_not_fetched_from_setups_host(
+    reader: Reader,
+) -> None:
+    with (
+        recording_server() as (attacker, seen),
+        live_server(create_app(options(api_key="k1"), reader)) as url,
+    ):
+        post(url + "/setup", {**recorded("setup")["request"], "hostname": attacker})
+        (prediction,) = _predict(url, "/data/upload/1/x.jpg")
+    assert "no Label Studio URL (--label-studio-url)" in prediction["error"]
+    assert seen == []
+
+
+def test_a_task_cannot_make_the_backend_fetch_another_host(reader: Reader) -> None:
+    """Row 7: any URL was fetched (SSRF), and the error told open ports from closed."""
+    with fake_label_studio("k1", {}) as studio, recording_server() as (other, seen):
+        closed = f"http://127.0.0.1:{free_port()}/x.jpg"
+        tricks = [
+            other + "/x.jpg",
+            closed,
+            studio.replace("127.0.0.1", "localhost") + "/x.jpg",  # another name: another origin
+            f"http://user@{other.removeprefix('http://')}/x.jpg",
+            "file:///etc/passwd",
+            "//127.0.0.1/x.jpg",
+        ]
+        opts = options(label_studio_url=studio, api_key="k1")
+        with live_server(create_app(opts, reader)) as url:
+            post(url + "/setup", recorded("setup")["request"])
+            results = _predict(url, *tricks)
+    assert seen == []
+    errors = [r["error"].removeprefix(f"{t}: ") for r, t in zip(results, tricks, strict=True)]
+    assert len(set(errors)) == 1, errors  # one answer: nothing told about the host or port
+    assert "fetches photos only from them" in errors[0]
+
+
+def test_every_route_asks_for_the_basic_authentication(reader: Reader) -> None:
+    with live_server(create_app(options(basic_auth=AUTH), reader)) as url:
+        for path in ("/health", "/setup", "/predict", "/webhook", "/train", "/status"):
+            data = None if path in ("/health", "/status") else b"{}"
+            wrong = basic(("label-studio", "wrong"))
+            request = urllib.request.Request(url + path, data=data, headers=wrong)
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(request, timeout=10)
+            assert refused.value.code == 401, path
+            assert refused.value.headers["WWW-Authenticate"].startswith("Basic")
+        assert get(url + "/health", auth=AUTH)["status"] == "UP"
+        assert post(url + "/setup", recorded("setup")["request"], auth=AUTH)[0] == 200
+
+
+def test_training_cannot_be_started_without_the_authentication(
+    reader: Reader, tmp_path: Path
+) -> None:
+    """Row 8: anyone could start a retraining."""
+    marker = tmp_path / "ran"
+    command = (sys.executable, "-c", f"open({str(marker)!r}, 'w')")
+    start = recorded("webhook-start_training")["request"]
+    train = {"project": "1.1", "annotations": [{"id": 1, "annotations": [{"result": []}]}]}
+    opts = options(retrain_out=tmp_path / "out", retrain_command=command)
+    with live_server(create_app(opts, reader)) as url:  # no --basic-auth: never
+        assert post(url + "/webhook", start)[0] == 403
+        status, answer = post(url + "/train", train)
+        assert status == 403 and "--basic-auth" in answer["error"]
+        assert get(url + "/status")["training"]["state"] == "idle"
+    with live_server(create_app(replace(opts, basic_auth=AUTH), reader)) as url:
+        assert post(url + "/webhook", start)[0] == 401  # without the credentials
+        assert post(url + "/train", train, auth=("label-studio", "guess"))[0] == 401
+        assert get(url + "/status", auth=AUTH)["training"]["state"] == "idle"
+    assert not marker.exists()
+
+
+def deep(depth: int) -> bytes:
+    return b'{"tasks": ' + b"[" * depth + b"]" * depth + b"}"
+
+
+@pytest.mark.parametrize("path", ["/setup", "/predict", "/webhook", "/train", "/job_status"])
+def test_deep_nesting_is_a_422_in_words_and_the_connection_is_kept(
+    reader: Reader, path: str
+) -> None:
+    """Row 9: JSON nested 3,000 deep was a 500 with ``RecursionError`` and a reset."""
+    import http.client
+
+    opts = options(basic_auth=AUTH)
+    with live_server(create_app(opts, reader)) as url:
+        connection = http.client.HTTPConnection(url.removeprefix("http://"), timeout=30)
+        headers = {"Content-Type": "application/json", **basic(AUTH)}
+        connection.request("POST", path, deep(3000), headers)
+        first = connection.getresponse()
+        answer = json.loads(first.read())
+        connection.request("GET", "/health", headers=basic(AUTH))  # the same connection
+        second = connection.getresponse()
+        second.read()
+        connection.close()
+    if path == "/job_status":  # reads no body
+        assert first.status == 200
+    else:
+        assert first.status == 422 and answer == {"error": "the body is nested too deeply"}
+    assert second.status == 200
+
+
+def test_a_lone_surrogate_in_a_webhook_is_a_422_and_status_stays_up(reader: Reader) -> None:
+    """Row 9: a lone surrogate in ``action`` was a 500, and /status 500 until restart."""
+    with live_server(create_app(options(basic_auth=AUTH), reader)) as url:
+        raw = b'{"action": "\\udc00", "project": {"id": 1}}'
+        status, answer = post(url + "/webhook", None, raw=raw, auth=AUTH)
+        assert status == 422 and "not text: a lone surrogate" in answer["error"]
+        assert get(url + "/status", auth=AUTH)["model_version"] == "hupai test"
+
+
+def test_a_body_over_the_limit_is_a_413_before_it_is_read(reader: Reader) -> None:
+    """Row 14: a 20 MB body was read whole. Only the head and a little of the body are sent:
+    the answer comes from the head."""
+    import socket
+
+    with live_server(create_app(options(max_body_bytes=2**20), reader)) as url:
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as s:
+            s.sendall(
+                b"POST /predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b'Content-Length: 20000000\r\n\r\n{"tasks": ['
+            )
+            answer = s.recv(4096).decode()
+    assert answer.startswith("HTTP/1.1 413") and "1 MiB" in answer, answer[:300]
+
+
+def test_webhook_counts_and_projects_are_bounded(reader: Reader) -> None:
+    """Row 14: one counter per action and per project named: /status grew 318 B → 10 MB."""
+    with live_server(create_app(options(max_projects=8), reader)) as url:
+        for k in range(60):
+            body = {"action": f"MADE_UP_{k}", "project": {"id": k}}
+            assert post(url + "/webhook", body)[0] == 200
+            post(url + "/setup", {**recorded("setup")["request"], "project": f"{k}.1"})
+        events = get(url + "/status")["training"]["events"]
+    assert len(events) <= 8
+    assert all(set(counts) <= {"other"} for counts in events.values())
+
+
+def test_a_half_sent_head_is_closed_like_hupai_serve_does(reader: Reader) -> None:
+    """Row 14: the backend waited forever for a head; the CLI now runs uvicorn with
+    `hupai serve`'s deadlines (:func:`hupai.service.protocol.server_options`)."""
+    import socket
+
+    import uvicorn
+    from hupai.service.protocol import server_options
+
+    opts = options(head_timeout=0.5)
+    config = uvicorn.Config(create_app(opts, reader), host="127.0.0.1", port=free_port(),
+                            log_level="warning", **server_options(opts))  # fmt: skip
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    try:
+        with socket.create_connection(("127.0.0.1", config.port), timeout=10) as s:
+            s.sendall(b"POST /predict HTTP/1.1\r\nHost: x\r\n")  # and no more
+            began = time.monotonic()
+            assert s.recv(100) == b""  # closed by the server
+            assert time.monotonic() - began < 5
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def test_the_basic_auth_comes_from_the_option_or_label_studios_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hupai.cli import UserError
+    from hupai.commands.label_studio import basic_auth
+
+    monkeypatch.delenv("BASIC_AUTH_USER", raising=False)
+    monkeypatch.delenv("BASIC_AUTH_PASS", raising=False)
+    assert basic_auth(None) is None
+    assert basic_auth("ls:p:w") == ("ls", "p:w")
+    monkeypatch.setenv("BASIC_AUTH_USER", "ls")
+    monkeypatch.setenv("BASIC_AUTH_PASS", "secret")
+    assert basic_auth(None) == ("ls", "secret")
+    for bad in ("nopassword", ":x", "x:"):
+        with pytest.raises(UserError):
+            basic_auth(bad)

@@ -415,3 +415,11 @@ def test_a_token_never_reaches_the_database_as_a_lookup_value(ledger: Ledger) ->
     finally:
         event.remove(ledger.engine, "before_cursor_execute", record)
     assert sent and all(token not in repr(p) for p in sent)
+
+
+def test_the_json_export_is_safe_to_share_whichever_link_fetched_it(ledger: Ledger) -> None:
+    """Issue #40 row 12: fetched with the write link, the export carried the write token."""
+    table = new_table(ledger)
+    for token in (table["write_token"], table["read_token"]):
+        text = str(ledger.export_json(token))
+        assert table["write_token"] not in text and table["read_token"] not in text

@@ -196,6 +196,9 @@ def test_the_meld_kind_is_inferred() -> None:
     assert result.valid
 
 
-def test_not_a_json_object() -> None:
-    with pytest.raises(ScoringInputError, match="request: expected a JSON object, got list"):
-        score([1, 2])  # type: ignore[arg-type]
+@pytest.mark.parametrize(
+    ("data", "shown"), [([1, 2], r"\[1, 2\]"), (None, "null"), ("x", "'x'"), (True, "true")]
+)
+def test_not_a_json_object_is_quoted_in_json_words(data: object, shown: str) -> None:
+    with pytest.raises(ScoringInputError, match=f"request: expected a JSON object, got {shown}$"):
+        score(data)  # type: ignore[arg-type]

@@ -11,6 +11,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -249,28 +250,129 @@ def test_the_server_sends_no_banner(served: tuple[str, int]) -> None:
     connection.close()
 
 
-def test_no_token_in_any_log_line(served: tuple[str, int]) -> None:
+@contextmanager
+def logged() -> Iterator[io.StringIO]:
+    """What the access, error and service logs write meanwhile."""
     lines = io.StringIO()
     handler = logging.StreamHandler(lines)
     loggers = [logging.getLogger(n) for n in ("uvicorn.access", "uvicorn.error", "hupai.service")]
     for logger in loggers:
         logger.addHandler(handler)
     try:
-        connection = http.client.HTTPConnection(*served, timeout=10)
-        body = '{"city": "shaanxi", "players": ["Ann", "Bo", "Chen", "Dee"]}'
-        connection.request("POST", "/v1/tables", body, {"content-type": "application/json"})
-        created = connection.getresponse()
-        import json
-
-        tokens = json.loads(created.read())
-        for token in (tokens["write_token"], tokens["read_token"]):
-            connection.request("GET", f"/v1/tables/{token}/hands/1")
-            connection.getresponse().read()
-        connection.close()
+        yield lines
         time.sleep(0.2)
     finally:
         for logger in loggers:
             logger.removeHandler(handler)
-    logged = lines.getvalue()
-    assert "/v1/tables/…/hands/1" in logged
-    assert tokens["write_token"] not in logged and tokens["read_token"] not in logged
+
+
+def created_table(connection: http.client.HTTPConnection) -> dict[str, Any]:
+    import json
+
+    body = '{"city": "shaanxi", "players": ["Ann", "Bo", "Chen", "Dee"]}'
+    connection.request("POST", "/v1/tables", body, {"content-type": "application/json"})
+    made: dict[str, Any] = json.loads(connection.getresponse().read())
+    return made
+
+
+def test_no_token_in_any_log_line(served: tuple[str, int]) -> None:
+    with logged() as lines:
+        connection = http.client.HTTPConnection(*served, timeout=10)
+        tokens = created_table(connection)
+        for token in (tokens["write_token"], tokens["read_token"]):
+            connection.request("GET", f"/v1/tables/{token}/hands/1")
+            connection.getresponse().read()
+        connection.close()
+    logged_text = lines.getvalue()
+    assert "/v1/tables/…/hands/1" in logged_text
+    assert tokens["write_token"] not in logged_text and tokens["read_token"] not in logged_text
+
+
+# -- issue #40 row 10: JSON words, not Python spellings ------------------------------------------
+
+PYTHON_SPELLINGS = ("NoneType", "<class", "dict {", "got list", "got str", "got int", "got bool")
+
+
+@pytest.mark.parametrize("body", ["null", "[]", '"x"', "1", "true"])
+@pytest.mark.parametrize("path", ["/v1/score/hand", "/v1/tables"])
+def test_a_body_that_is_not_an_object_is_named_in_json_words(
+    client: TestClient, path: str, body: str
+) -> None:
+    response = post_json(client, path, body)
+    assert response.status_code == 422
+    message = response.json()["message"]
+    assert "expected a JSON object" in message
+    assert not any(p in message for p in PYTHON_SPELLINGS), message
+
+
+@pytest.mark.parametrize(("hands", "shown"), [(None, "got null"), ({}, "got {}")])
+def test_a_guiyang_draw_without_hands_is_named_in_json_words(
+    client: TestClient, hands: Any, shown: str
+) -> None:
+    draw: dict[str, Any] = {"city": "guiyang", "kind": "draw"}
+    if hands is not None:
+        draw["hands"] = hands
+    response = client.post("/v1/score/hand", json=draw)
+    assert response.status_code == 422
+    message = response.json()["message"]
+    assert shown in message and not any(p in message for p in PYTHON_SPELLINGS), message
+
+
+@pytest.mark.parametrize(
+    "path", ["/v1/read", "/v1/score", "/v1/tables/abcdefghijklmnopqrstuv/photo"]
+)
+def test_a_photo_sent_as_a_text_field_is_named_in_words(client: TestClient, path: str) -> None:
+    response = client.post(
+        path, data={"photo": "IMG_0001.jpg", "context": "{}"}, files={"other": ("a", b"b")}
+    )
+    assert response.status_code == 422
+    body = response.json()
+    assert body["field"] == "photo" and "expected a file" in body["message"]
+    assert "<class" not in body["message"] and "uploadfile" not in body["message"]
+
+
+def test_no_token_in_any_log_line_when_the_path_is_misspelled(served: tuple[str, int]) -> None:
+    """Issue #40 row 11: a misspelled path carried its token into the access log."""
+    with logged() as lines:
+        connection = http.client.HTTPConnection(*served, timeout=10)
+        tokens = created_table(connection)
+        token = tokens["write_token"]
+        for path in (
+            f"/v1/tables//{token}",
+            f"/V1/tables/{token}",
+            f"/nope/{token}",
+            f"/v1/table/{token}/hands",
+            f"/{token}",
+            f"/v1/tables/{token[:12]}",
+        ):
+            connection.request("GET", path)
+            connection.getresponse().read()
+        connection.close()
+    logged_text = lines.getvalue()
+    assert "/nope/…" in logged_text
+    assert token[:12] not in logged_text and tokens["read_token"][:12] not in logged_text
+
+
+# -- issue #40 row 13: a per-client limit on creating tables ---------------------------------------
+
+
+def test_creating_tables_is_limited_per_client(tmp_path: Any) -> None:
+    """Row 13: 3,529 tables in 10 s from 4 clients (~2.4 GB an hour)."""
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        database_url=f"sqlite:///{tmp_path / 'tables.sqlite3'}",
+        tables_burst=3,
+        tables_per_hour=60,
+    )
+    body = {"city": "shaanxi", "players": PLAYERS}
+    with TestClient(create_app(settings), base_url="http://localhost") as client:
+        assert client.post("/v1/tables", json={**body, "city": "atlantis"}).status_code == 422
+        made = [client.post("/v1/tables", json=body).status_code for _ in range(4)]
+        assert made == [201, 201, 201, 429]  # a refused request spent nothing
+        refused = client.post("/v1/tables", json=body)
+        assert refused.json()["code"] == "too_many_tables"
+        assert 1 <= int(refused.headers["retry-after"]) <= 60
+        assert len(client.app.state.ledger.list_tables()) == 3  # type: ignore[attr-defined]
+        table = client.app.state.ledger.list_tables()[0]  # type: ignore[attr-defined]
+        hand = client.post(f"/v1/tables/{table['write_token']}/hands", json=WIN)
+        assert hand.status_code == 201  # playing on is not limited

@@ -220,3 +220,148 @@ def test_a_read_past_its_budget_answers_a_clear_error_and_frees_the_worker(
         slow.passes = 1  # the next photo is read: the worker was not kept
         again = client.post("/v1/read", files={"photo": ("p.jpg", jpeg(), "image/jpeg")})
         assert again.status_code == 200
+
+
+# -- issue #40: the third campaign ------------------------------------------------------------
+
+
+def digit_strings(size: int) -> bytes:
+    """The campaign's row 1: a JSON body of 101-digit numbers written as strings (each digit
+    run once made the reader rescan the whole prefix: 256 KB took 9.8 s)."""
+    item = '"' + "1" * 101 + '",'
+    return ("[" + item * (size // len(item)) + '"x"]').encode()
+
+
+def test_the_json_reader_is_linear_in_the_body() -> None:
+    from hupai.service.text import read_json
+
+    body = digit_strings(1024 * 1024)  # before: minutes (16 KB 0.1 s, 256 KB 9.8 s)
+    began = time.process_time()
+    assert len(read_json(body, "request")) > 9000
+    assert time.process_time() - began < 2  # ~0.05 s: one pass
+
+
+@pytest.mark.parametrize(
+    ("text", "digits"),
+    [("[" + "9" * 101 + "]", 101), ("[1." + "5" * 120 + "]", 121), ("[1e" + "4" * 101 + "]", 102)],
+)
+def test_a_long_number_is_still_refused(text: str, digits: int) -> None:
+    from hupai.service.errors import ApiError
+    from hupai.service.text import read_json
+
+    with pytest.raises(ApiError, match=f"a number {digits} digits long; at most 100"):
+        read_json(text, "request")
+
+
+def test_json_is_read_off_the_event_loop(client: TestClient, monkeypatch: Any) -> None:
+    import asyncio
+
+    import hupai.service.text as text
+
+    on_loop: list[bool] = []
+    real = text.read_json
+
+    def spy(data: Any, field: str) -> Any:
+        try:
+            asyncio.get_running_loop()
+            on_loop.append(True)
+        except RuntimeError:  # a worker thread: no loop runs here
+            on_loop.append(False)
+        return real(data, field)
+
+    monkeypatch.setattr(text, "read_json", spy)
+    response = client.post("/v1/score/hand", content=b"[1, 2]")
+    assert response.status_code == 422
+    assert on_loop == [False]
+
+
+PHOTO_PATHS = ["/v1/read", "/v1/score", "/v1/tables/abcdefghijklmnopqrstuv/photo"]
+
+
+@pytest.mark.parametrize("path", PHOTO_PATHS)
+@pytest.mark.parametrize("kind", ["application/json", "text/plain", None])
+def test_a_photo_route_refuses_what_is_not_a_form_at_once(
+    client: TestClient, path: str, kind: str | None
+) -> None:
+    headers = {} if kind is None else {"content-type": kind}
+    response = client.post(path, content=digit_strings(64 * 1024), headers=headers)
+    assert response.status_code == 415, response.text[:300]
+    body = response.json()
+    assert body["code"] == "unsupported_media_type" and "multipart/form-data" in body["message"]
+
+
+@pytest.mark.parametrize("path", PHOTO_PATHS)
+def test_json_on_a_photo_route_is_refused_before_its_body_is_sent(
+    client: TestClient, path: str
+) -> None:
+    """Row 4: 13 MiB of ``[1,1,…]`` once took 1.3 GB to parse; now the head alone answers."""
+    import socket
+
+    from uvicorn_thread import live_server
+
+    with live_server(client.app) as url, socket.create_connection(url_address(url)) as s:
+        s.settimeout(5)
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {13 * 2**20}\r\n\r\n[1,1,1"
+        )
+        s.sendall(head.encode())
+        answer = s.recv(4096).decode("latin-1")  # no more of the body is sent
+    assert answer.startswith("HTTP/1.1 415"), answer[:200]
+
+
+def url_address(url: str) -> tuple[str, int]:
+    host, port = url.removeprefix("http://").split(":")
+    return host, int(port)
+
+
+def test_a_progressive_jpeg_of_thousands_of_scans_is_refused_before_decoding(
+    client: TestClient,
+) -> None:
+    from conftest import progressive_jpeg
+
+    bomb = progressive_jpeg(4000, 4000, extra_scans=6000)
+    began = time.process_time()
+    response = client.post("/v1/read", files={"photo": ("p.jpg", bomb, "image/jpeg")})
+    assert time.process_time() - began < 1.0  # before: 6.5 s of decoding here
+    assert response.status_code == 413, response.text[:300]
+    assert response.json()["code"] == "too_costly"
+
+
+def test_a_jpeg_just_past_the_scan_limit_is_refused_and_names_its_scans() -> None:
+    from hupai.vision.images import MAX_SCANS, PhotoError, decode_image
+
+    from conftest import progressive_jpeg
+
+    with pytest.raises(PhotoError, match=f"{MAX_SCANS + 1} scans; at most {MAX_SCANS}"):
+        decode_image(progressive_jpeg(256, 256, extra_scans=MAX_SCANS + 1 - 10))
+
+
+def test_an_ordinary_progressive_jpeg_is_read(client: TestClient) -> None:
+    from conftest import progressive_jpeg
+
+    response = client.post(
+        "/v1/read", files={"photo": ("p.jpg", progressive_jpeg(1000, 600), "image/jpeg")}
+    )
+    assert response.status_code == 200, response.text[:300]
+
+
+@pytest.mark.parametrize(("side", "refused"), [(7000, True), (6000, True), (4000, False)])
+def test_a_large_progressive_jpeg_is_refused_by_its_cost(side: int, refused: bool) -> None:
+    """A camera's ten scans cost in proportion to the pixels, whatever the reduction: a
+    49-MP progressive JPEG once cost ~7× a 12-MP photo's read. Its header says its size."""
+    from hupai.vision.images import PhotoError, decode_image
+
+    from conftest import progressive_jpeg
+
+    data = bytearray(progressive_jpeg(64, 48))
+    sof = data.find(b"\xff\xc2")
+    data[sof + 5 : sof + 9] = (side * 3 // 4).to_bytes(2, "big") + side.to_bytes(2, "big")
+    if refused:
+        with pytest.raises(PhotoError, match=r"10 scans over .* megapixels costs more"):
+            decode_image(bytes(data))
+    else:  # past the check (then decoded as far as its small body goes, or damaged)
+        try:
+            decode_image(bytes(data))
+        except PhotoError as exc:
+            assert exc.code != "too_costly"

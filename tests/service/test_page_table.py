@@ -524,3 +524,21 @@ def test_a_12_megapixel_photo_over_750_kbit_is_scored_within_3_s(
     if seconds > 3.0:
         timing_is_fair("a photo over 750 kbit/s")
     assert seconds <= 3.0, seconds
+
+
+def test_the_page_exports_through_the_read_link(browser: Any, url: str) -> None:
+    """Issue #40 row 12: the page's export used the write link, and the file carried it."""
+    import httpx
+
+    phone = Phone(browser, PORTRAIT, "en-US")
+    page = phone.open(url + "/")
+    start_table(page, PLAYERS["en-US"])
+    read_link = page.locator("#share-read").input_value()
+    read = read_link.split("#table=")[1]
+    write = page.locator("#share-write").input_value().split("#table=")[1]
+    href = page.locator("#export-json").get_attribute("href")
+    assert href == f"/v1/tables/{read}/export.json"
+    assert page.locator("#export-csv").get_attribute("href") == f"/v1/tables/{read}/export.csv"
+    exported = httpx.get(url + f"/v1/tables/{write}/export.json").text
+    assert write not in exported and read not in exported
+    phone.close()
