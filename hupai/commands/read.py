@@ -65,7 +65,10 @@ def load_models(args: argparse.Namespace) -> tuple[Any, Any]:
         else:
             namer = default_namer(args.threads)
         if namer is None and detector.is_finder:
-            raise UserError(f"{detector.path} is a finder: it needs a namer (--namer)")
+            raise UserError(
+                f"{detector.path} is a finder: it needs a namer (--namer); --no-namer needs a "
+                "43-class detector given with --model (none ships: docs/reading.md)"
+            )
         return detector, namer
     except (ModelError, NamerError) as exc:
         raise UserError(str(exc)) from None

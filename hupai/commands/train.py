@@ -138,7 +138,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     export = stages.add_parser("export", help="export weights to ONNX + manifest")
     export.add_argument("weights", type=Path)
-    export.add_argument("--out", type=Path, default=Path("models/hupai-tiles-v1.onnx"))
+    export.add_argument("--out", type=Path, default=Path("runs/hupai-tiles-v1.onnx"))
     export.add_argument("--version", default="dev")
     export.add_argument("--imgsz", type=int, default=640)
     export.add_argument(
