@@ -71,7 +71,8 @@ train-deps: $(STAMP)
 
 # A few training steps on tiny synthetic scenes, export, and a read through the runtime.
 test-train: train-deps
-	$(VENV)/bin/pytest tests/vision/test_train_smoke.py tests/hupai/test_retrain_train.py -m train \
+	$(VENV)/bin/pytest tests/vision/test_train_smoke.py tests/vision/test_distill_smoke.py \
+		tests/hupai/test_retrain_train.py -m train \
 		-p no:cacheprovider
 
 # The labelling loop against a real Label Studio on loopback (its own virtual environment:

@@ -57,9 +57,7 @@ def read_photo_file(
         raise PhotoError(exc.code, f"{path}: {exc.message}", exc.hint) from None
 
 
-def read_photo_data(
-    data: bytes, read: Read, max_pixels: int = MAX_PIXELS
-) -> tuple[Image, Reading]:
+def read_photo_data(data: bytes, read: Read, max_pixels: int = MAX_PIXELS) -> tuple[Image, Reading]:
     """Decode ``data`` at :data:`FIRST_PIXELS` and ``read`` it; decode whole and read again
     only where the first look boxed tiles too small for that decode. Returns the image read
     and its reading, in the photo's own (upright) pixels. A photo hupai cannot decode raises

@@ -198,8 +198,11 @@ def centre_inputs(stored: NDArray[np.uint8], size: int) -> NDArray[np.uint8]:
 # -- stage 1: crops --------------------------------------------------------------------------
 
 
-def build_crops(cfg: NamerConfig, log: Callable[[str], None]) -> dict[str, Path]:
-    """The crop sets the recipe needs (built once, then reused)."""
+def build_crops(
+    cfg: NamerConfig, log: Callable[[str], None], skip: frozenset[str] = frozenset()
+) -> dict[str, Path]:
+    """The crop sets the recipe needs (built once, then reused); ``skip``: hard-case sets
+    (``hard-train``, ``clutter-val``, …) not to build (a run that does not use them)."""
     data = Path(cfg.data)
     real = Path(cfg.real)
     paths = {
@@ -237,11 +240,16 @@ def build_crops(cfg: NamerConfig, log: Callable[[str], None]) -> dict[str, Path]
             crops = crops_from_synth(n, seed=seed, progress=True)
             crops.save(paths[key])
             log(f"crops: {paths[key]} ({len(crops)} crops, {time.perf_counter() - began:.0f} s)")
-    _build_hard_crops(cfg, paths, log)
+    _build_hard_crops(cfg, paths, log, skip)
     return paths
 
 
-def _build_hard_crops(cfg: NamerConfig, paths: dict[str, Path], log: Callable[[str], None]) -> None:
+def _build_hard_crops(
+    cfg: NamerConfig,
+    paths: dict[str, Path],
+    log: Callable[[str], None],
+    skip: frozenset[str] = frozenset(),
+) -> None:
     from hupai.datasets.hard_crops import clutter_crops, hard_crops_from_yolo, sheet_crops
 
     real = Path(cfg.real)
@@ -260,7 +268,7 @@ def _build_hard_crops(cfg: NamerConfig, paths: dict[str, Path], log: Callable[[s
         "kde-val": lambda: kde_crops(100, seed=cfg.synth_seed + 1),
     }
     for key, build in builders.items():
-        if key.startswith("kde-") and not cfg.kde_share:
+        if key in skip or (key.startswith("kde-") and not cfg.kde_share):
             continue  # KDE's tilesets are fetched and drawn only for a run that uses them
         if not paths[key].exists():
             began = time.perf_counter()

@@ -124,8 +124,9 @@ def test_the_service(model: Path, photo: Path, reads: list[Any], tmp_path: Path)
     from hupai.service.app import create_app
     from hupai.service.settings import Settings
 
+    database = f"sqlite:///{tmp_path / 's.sqlite3'}"
     settings = Settings(  # type: ignore[call-arg]
-        _env_file=None, model=str(model), namer=None, database_url=f"sqlite:///{tmp_path / 's.sqlite3'}"
+        _env_file=None, model=str(model), namer=None, database_url=database
     )
     with TestClient(create_app(settings), base_url="http://localhost") as client:
         files = {"photo": ("hand.jpg", photo.read_bytes(), "image/jpeg")}
@@ -136,8 +137,9 @@ def test_the_service(model: Path, photo: Path, reads: list[Any], tmp_path: Path)
 
 
 def test_the_label_studio_backend(model: Path, photo: Path, reads: list[Any]) -> None:
-    from hupai.labeling.backend_app import Reader
     from hupai.vision.detector import Detector
+
+    from hupai.labeling.backend_app import Reader
 
     reader = Reader.__new__(Reader)  # the fake detector names the tiles: no namer
     reader.detector, reader.namer = Detector(model), None

@@ -58,7 +58,7 @@ class Reader:
 
 def test_a_phone_photo_of_large_tiles_is_read_once_at_half_size() -> None:
     reader = Reader(side=300, whole_width=4032)
-    image, reading = read_photo_data(jpeg(4032, 3024), reader)
+    image, _ = read_photo_data(jpeg(4032, 3024), reader)
     assert reader.seen == [(1512, 2016)]
     assert image.shape == (1512, 2016, 3)
 
