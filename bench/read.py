@@ -310,8 +310,11 @@ def phone_row(detector: Any, namer: Any, peer: Any, photos: list[tuple[Path, Det
     looks: list[int] = []
 
     def read(image: Any) -> Any:
-        looks[-1] += 1
         return read_image(image, detector=detector, namer=namer)
+
+    def looked(image: Any) -> Any:
+        looks[-1] += 1
+        return read(image)
 
     def one_path(path: Path) -> Any:
         return read_photo_image(path, detector=detector, namer=namer)[1]
@@ -322,7 +325,7 @@ def phone_row(detector: Any, namer: Any, peer: Any, photos: list[tuple[Path, Det
     def counted(path: Path) -> Any:  # the one path, counting its looks
         from hupai.vision.photo_read import read_photo_file
 
-        return read_photo_file(path, read)[1]
+        return read_photo_file(path, looked)[1]
 
     paths = {"hupai read (one path)": one_path, "whole decode + read": whole}
     times: dict[str, list[float]] = {k: [] for k in paths}

@@ -9,8 +9,10 @@ busy machine). So the photo is first decoded at about :data:`FIRST_PIXELS` (libj
 or 1/4 scale, ~0.3× the time of a whole decode) and read; only where that first look saw
 small tiles — the finder's boxes with a median longer side under :data:`WHOLE_BELOW_PX` — is
 it decoded whole and read again (a small hand far away: the level look and the namer need
-the photo's own pixels). A first look that boxed nothing at all is the answer: a photo of
-nothing (or a tiny file whose header claims 7000 × 7000 px) is not decoded and read twice.
+the photo's own pixels) — and where the first look boxed nothing surely but doubted a small
+box (:data:`hupai.vision.passes.DOUBTFUL_FROM`: a hand too far for this decode). A first
+look that boxed nothing at all, not even doubtfully, is the answer: a photo of nothing (or a
+tiny file whose header claims 7000 × 7000 px) is not decoded and read twice.
 
 The reading comes back in the photo's own pixels (upright: EXIF turn applied), whatever
 scale it was decoded at; the image read is returned with it (to draw on: the annotation
@@ -85,14 +87,25 @@ def reduced(stored: tuple[int, int], image: Image) -> bool:
 def small_tiles(reading: Reading) -> bool:
     """Whether the first look saw tiles too small for its decode: the tiles read, or where
     none was kept the finder's boxes (``found_xyxy``, before the namer), with a median longer
-    side under :data:`WHOLE_BELOW_PX`. No box at all: nothing the whole photo would show."""
+    side under :data:`WHOLE_BELOW_PX`; or, where it boxed nothing, a doubtful box
+    (``doubtful_xyxy``: scored under the finder's cut) whose shorter side is under it — a far
+    hand, too small to be boxed surely at this decode. Nothing at all: nothing the whole
+    photo would show (a blank photo, a tiny file claiming 7000 × 7000 px)."""
     xyxy = reading.detections.xyxy
     if not len(xyxy):
-        xyxy = np.asarray(reading.extra.get("found_xyxy", np.zeros((0, 4))), np.float64)
-        if not len(xyxy):
-            return False
-    sides = np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])
-    return float(np.median(sides)) < WHOLE_BELOW_PX
+        xyxy = _boxes(reading, "found_xyxy")
+    if len(xyxy):
+        return float(np.median(_sides(xyxy).max(axis=1))) < WHOLE_BELOW_PX
+    doubtful = _boxes(reading, "doubtful_xyxy")
+    return bool(len(doubtful)) and float(_sides(doubtful).min(axis=1).min()) < WHOLE_BELOW_PX
+
+
+def _boxes(reading: Reading, key: str) -> NDArray[np.float64]:
+    return np.asarray(reading.extra.get(key, np.zeros((0, 4))), np.float64).reshape(-1, 4)
+
+
+def _sides(xyxy: NDArray[np.float64]) -> NDArray[np.float64]:
+    return np.stack([xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1]], axis=1)
 
 
 def upright_size(stored: tuple[int, int], image: Image) -> tuple[int, int]:
@@ -126,8 +139,9 @@ def in_photo_pixels(reading: Reading, size: tuple[int, int]) -> Reading:
     boxes = np.array([fx, fy, fx, fy])
     det = reading.detections
     extra = dict(reading.extra)
-    if "found_xyxy" in extra:
-        extra["found_xyxy"] = np.asarray(extra["found_xyxy"], np.float64) * boxes
+    for key in ("found_xyxy", "doubtful_xyxy"):
+        if key in extra:
+            extra[key] = np.asarray(extra[key], np.float64).reshape(-1, 4) * boxes
     if "frame" in extra:
         frame = dict(extra["frame"])
         frame["to_image"] = _scaled_affine(frame["to_image"], fx, fy)

@@ -143,7 +143,10 @@ def read_image(
         from hupai.vision.detector import ModelError
 
         raise ModelError(f"{detector.path}: a finder only boxes tiles; reading needs a namer too")
-    det, to_image, angle, passes = detect_photo(detector, image, finder=namer is not None)
+    doubtful: list[Detections] = []
+    det, to_image, angle, passes = detect_photo(
+        detector, image, finder=namer is not None, doubtful=doubtful
+    )
     h, w = image.shape[:2]
     found = photo_boxes(det.xyxy, to_image)
     check_deadline("naming the tiles")
@@ -157,7 +160,12 @@ def read_image(
         reading,
         passes=tuple(passes),
         seconds=time.perf_counter() - began,
-        extra={**reading.extra, "found_xyxy": found},
+        extra={
+            **reading.extra,
+            "found_xyxy": found,
+            # boxes the first look doubted (not read): small ones call for a larger decode
+            "doubtful_xyxy": Detections.concat(doubtful).xyxy if doubtful else np.zeros((0, 4)),
+        },
     )
 
 

@@ -40,8 +40,11 @@ class Reader:
     to the image it is given; ``found``: boxes of that side the finder saw but the namer
     rejected (the reading keeps none). Records the sizes it was given."""
 
-    def __init__(self, side: float, whole_width: int, found: bool = False) -> None:
+    def __init__(
+        self, side: float, whole_width: int, found: bool = False, doubtful: float = 0.0
+    ) -> None:
         self.side, self.whole_width, self.found = side, whole_width, found
+        self.doubtful = doubtful  # a doubtful box's side (whole photo px), none when 0
         self.seen: list[tuple[int, ...]] = []
 
     def __call__(self, image: Any) -> Reading:
@@ -53,7 +56,10 @@ class Reader:
         h, w = image.shape[:2]
         reading = build_reading(Detections(xyxy, np.ones(n), np.zeros(n, int)), None, 0.0, (w, h))
         found = boxes if self.side else np.zeros((0, 4))
-        return dataclasses.replace(reading, extra={**reading.extra, "found_xyxy": found})
+        d = self.doubtful * image.shape[1] / self.whole_width
+        doubtful = np.array([[100, 100, 100 + 5 * d, 100 + d]]) if d else np.zeros((0, 4))
+        extra = {**reading.extra, "found_xyxy": found, "doubtful_xyxy": doubtful}
+        return dataclasses.replace(reading, extra=extra)
 
 
 def test_a_phone_photo_of_large_tiles_is_read_once_at_half_size() -> None:
@@ -99,6 +105,18 @@ def test_a_photo_where_nothing_was_boxed_is_answered_from_the_first_look() -> No
     _, reading = read_photo_data(jpeg(4032, 3024), reader)
     assert reader.seen == [(1512, 2016)]
     assert reading.codes == ["no_tiles"] and (reading.width, reading.height) == (4032, 3024)
+
+
+def test_a_small_doubtful_box_is_read_again_from_the_whole_photo() -> None:
+    reader = Reader(side=0, whole_width=4032, doubtful=40)  # a far hand, 20 px high at 1/2
+    read_photo_data(jpeg(4032, 3024), reader)
+    assert reader.seen == [(1512, 2016), (3024, 4032)]
+
+
+def test_a_large_doubtful_box_is_no_reason_to_look_again() -> None:
+    reader = Reader(side=0, whole_width=4032, doubtful=400)
+    read_photo_data(jpeg(4032, 3024), reader)
+    assert reader.seen == [(1512, 2016)]
 
 
 def test_a_tiny_jpeg_claiming_7000_px_a_side_is_decoded_and_read_once() -> None:
