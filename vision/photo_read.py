@@ -43,6 +43,12 @@ FIRST_PIXELS = 4_000_000
 #: (decoded px): the namer looks at 64-px crops, and measured with ``bench/read.py
 #: --sweep``, tiles of 39 px at a 1/2 decode were found 80 % against 94 % whole.
 WHOLE_BELOW_PX = 64.0
+#: ... and when the first look boxed nothing surely but doubted a box whose shorter side is
+#: under this (decoded px): a far hand, boxed as one blob. Measured (``bench/read.py --sweep``
+#: and the doubtful boxes of its scenes): hands spanning 5 % of a 12-MP photo's long side are
+#: doubted as boxes of 100-120 px at the 1/2 decode and found whole (39-px tiles); a blank photo
+#: or a tiny file claiming 7000 × 7000 px is doubted nowhere.
+DOUBTFUL_BELOW_PX = 4 * WHOLE_BELOW_PX
 
 #: How a photo's image is read (e.g. :func:`hupai.vision.reading.read_image` with its models).
 Read = Callable[[Image], Reading]
@@ -88,16 +94,17 @@ def small_tiles(reading: Reading) -> bool:
     """Whether the first look saw tiles too small for its decode: the tiles read, or where
     none was kept the finder's boxes (``found_xyxy``, before the namer), with a median longer
     side under :data:`WHOLE_BELOW_PX`; or, where it boxed nothing, a doubtful box
-    (``doubtful_xyxy``: scored under the finder's cut) whose shorter side is under it — a far
-    hand, too small to be boxed surely at this decode. Nothing at all: nothing the whole
-    photo would show (a blank photo, a tiny file claiming 7000 × 7000 px)."""
+    (``doubtful_xyxy``: scored under the finder's cut) whose shorter side is under
+    :data:`DOUBTFUL_BELOW_PX` — a far hand, too small to be boxed surely at this decode.
+    Nothing at all: nothing the whole photo would show (a blank photo, a tiny file claiming
+    7000 × 7000 px)."""
     xyxy = reading.detections.xyxy
     if not len(xyxy):
         xyxy = _boxes(reading, "found_xyxy")
     if len(xyxy):
         return float(np.median(_sides(xyxy).max(axis=1))) < WHOLE_BELOW_PX
     doubtful = _boxes(reading, "doubtful_xyxy")
-    return bool(len(doubtful)) and float(_sides(doubtful).min(axis=1).min()) < WHOLE_BELOW_PX
+    return bool(len(doubtful)) and float(_sides(doubtful).min(axis=1).min()) < DOUBTFUL_BELOW_PX
 
 
 def _boxes(reading: Reading, key: str) -> NDArray[np.float64]:

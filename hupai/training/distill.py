@@ -40,7 +40,6 @@ from hupai.training.namer import (
     NamerConfig,
     RunLog,
     _epoch_indices,
-    _jpeg,
     _sample_weights,
     accuracy_report,
     big_enough,
@@ -48,6 +47,7 @@ from hupai.training.namer import (
     build_model,
     crop_affine,
     initial_model,
+    photometric,
     predict,
     selection_score,
 )
@@ -130,35 +130,6 @@ class DistillConfig:
 # -- augmentation: one crop, every view -------------------------------------------------------
 
 
-def colour_jitter(rng: np.random.Generator, stored: NDArray[np.uint8]) -> NDArray[np.uint8]:
-    """The namer recipe's photometric augmentation (inks, grey, light, white balance, noise,
-    blur, a small source, JPEG), on the stored crop: every view then cuts the same pixels."""
-    import cv2
-
-    img = stored
-    if rng.random() < 0.15:  # another set's inks: swap the colour channels
-        img = img[:, :, rng.permutation(3)]
-    if rng.random() < 0.05:
-        g = cv2.cvtColor(np.ascontiguousarray(img), cv2.COLOR_BGR2GRAY)
-        img = cv2.cvtColor(g, cv2.COLOR_GRAY2BGR)
-    x = img.astype(np.float32)
-    x = x * float(rng.uniform(0.7, 1.25)) + float(rng.normal(0, 12))
-    x = x * (1 + rng.normal(0, 0.06, 3)).astype(np.float32)  # white balance
-    if rng.random() < 0.3:
-        x += rng.normal(0, float(rng.uniform(2, 8)), x.shape).astype(np.float32)
-    img = np.asarray(np.clip(x, 0, 255), np.uint8)
-    if rng.random() < 0.25:
-        img = cv2.GaussianBlur(img, (0, 0), float(rng.uniform(0.4, 1.2)))
-    if rng.random() < 0.2:  # a small source upscaled: soft and blocky
-        side = img.shape[0]
-        k = float(rng.uniform(0.3, 0.7))
-        small = cv2.resize(img, (max(8, round(side * k)),) * 2, interpolation=cv2.INTER_AREA)
-        img = cv2.resize(small, (side, side), interpolation=cv2.INTER_LINEAR)
-    if rng.random() < 0.3:
-        img = _jpeg(np.asarray(img, np.uint8), int(rng.integers(35, 90)))
-    return np.asarray(img, np.uint8)
-
-
 def augment_views(
     rng: np.random.Generator, stored: NDArray[np.uint8], size: int, margins: Sequence[float]
 ) -> list[NDArray[np.uint8]]:
@@ -166,7 +137,7 @@ def augment_views(
     margin jitter (label-preserving: no mirror images)."""
     import cv2
 
-    img = colour_jitter(rng, stored)
+    img = photometric(rng, stored)  # on the stored crop: every view cuts the same pixels
     angle = 180.0 * int(rng.integers(2)) + float(rng.normal(0, 6))
     if rng.random() < 0.2:
         angle += float(rng.uniform(-30, 30))

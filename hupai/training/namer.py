@@ -154,6 +154,15 @@ def augment(rng: np.random.Generator, stored: NDArray[np.uint8], size: int) -> N
     img = cv2.warpAffine(
         stored, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT
     )
+    return photometric(rng, img)
+
+
+def photometric(rng: np.random.Generator, img: Any) -> NDArray[np.uint8]:
+    """The label-keeping changes of colour and quality: other inks, grey, light, white
+    balance, noise, blur, a small source upscaled, JPEG."""
+    import cv2
+
+    size = img.shape[0]
     if rng.random() < 0.15:  # another set's inks: swap the colour channels
         img = img[:, :, rng.permutation(3)]
     if rng.random() < 0.05:

@@ -114,7 +114,7 @@ def test_a_small_doubtful_box_is_read_again_from_the_whole_photo() -> None:
 
 
 def test_a_large_doubtful_box_is_no_reason_to_look_again() -> None:
-    reader = Reader(side=0, whole_width=4032, doubtful=400)
+    reader = Reader(side=0, whole_width=4032, doubtful=1200)  # 600 px at 1/2: a region
     read_photo_data(jpeg(4032, 3024), reader)
     assert reader.seen == [(1512, 2016)]
 
