@@ -52,7 +52,10 @@ def phone_folder(split: Path, n: int, into: Path) -> list[Path]:
     made = phone_photos(split, n, ROOT / "runs" / "bench-phone")
     if not made:
         sys.exit(f"bench/label.py: no val photos under {split}/images/val")
-    return pick_photos(made[0][0].parent, n, into)
+    into.mkdir(parents=True)
+    for path, _ in made:
+        shutil.copy(path, into / path.name)
+    return sorted(into.iterdir())
 
 
 def plain_loop(photos: list[Path], model: str | None, namer: str | None) -> float:
