@@ -91,16 +91,18 @@ def detect_photo(
     model_side = max(detector.input_size)
     identity = np.array([[1.0, 0, 0], [0, 1.0, 0]])
     conf = getattr(detector.manifest, "finder_conf", None) or FINDER_CONF
-    cut = conf if finder else detector.conf
-    look: dict[str, Any] = {"agnostic": True} if finder else {}
-    low = {**look, "conf": min(cut, DOUBTFUL_FROM)}
+    look: dict[str, Any] = {"agnostic": True, "conf": conf} if finder else {}
+    cut = conf if finder else getattr(detector, "conf", None)  # (a stand-in may have none)
+    low = look if cut is None else {**look, "conf": min(cut, DOUBTFUL_FROM)}
 
     def first(det: Detections) -> Detections:
+        """The first look's boxes from its cut; the doubtful ones below it set aside."""
+        if cut is None:
+            return det
         if doubtful is not None:
             doubtful.append(det[det.confidence < cut])
         return det.above(cut)
 
-    look["conf"] = cut
     check_deadline("the first look")
     det = first(detector.detect(image, **low))
     passes = ["full"]
