@@ -49,6 +49,8 @@ from hupai.training.namer import (
     initial_model,
     photometric,
     predict,
+    resume,
+    save_epoch,
     selection_score,
 )
 from hupai.vision.namer import CROP_MARGIN, MEAN, STD, Namer, to_blob
@@ -341,16 +343,11 @@ def run(cfg: DistillConfig) -> Path:
         model = initial_model(init)
     else:
         model = build_model()
-        ckpt = torch.load(last, map_location="cpu", weights_only=False)
-        model.load_state_dict(ckpt["model"])
-        state = ckpt["train_state"]
-        best_score = float(ckpt.get("best_acc", -1.0))
-        log(f"resume: from epoch {state['epoch'] + 1}")
+        state, best_score = resume(model, last, log)
     val_inputs = inputs_at(real_val.images, cfg.size, CROP_MARGIN)
     teacher_val = teacher.probs([inputs_at(real_val.images, cfg.size, m) for m in teacher.margins])
     check_inputs = {k: inputs_at(c.images, cfg.size, CROP_MARGIN) for k, c in checks.items()}
     log("teacher on real val crops: " + json.dumps(accuracy_report(teacher_val, real_val.labels)))
-    history = run_dir / "history.jsonl"
 
     def on_epoch(epoch: int, train_state: dict[str, Any]) -> None:
         nonlocal best_score
@@ -370,8 +367,6 @@ def run(cfg: DistillConfig) -> Path:
             "hard": hard,
             "score": score,
         }
-        with history.open("a") as f:
-            f.write(json.dumps(row) + "\n")
         log(
             f"epoch {epoch + 1}: val acc {val['accuracy']:.4f} (tiles "
             f"{val['tiles_accuracy']:.4f}, reject {val['reject_recall']}) agrees with the "
@@ -386,12 +381,8 @@ def run(cfg: DistillConfig) -> Path:
             "config": {**asdict(cfg), "kind": "distilled", "teacher": teacher.describe()},
             "val": val,
         }
-        torch.save(ckpt, last.with_suffix(".tmp"))
-        last.with_suffix(".tmp").replace(last)
-        if score > best_score:
-            best_score = score
-            torch.save(ckpt, best)
-            log(f"  best so far: {best}")
+        save_epoch(ckpt, row, run_dir, score > best_score, log)
+        best_score = max(best_score, score)
 
     rest = 1 - cfg.synth_share - sum(share for _, share in hard_sets)
     distill_epochs(

@@ -637,15 +637,10 @@ def run(cfg: NamerConfig) -> Path:
     if cfg.init and not last.exists():
         log(f"start: from {cfg.init}")
     if last.exists():
-        ckpt = torch.load(last, map_location="cpu", weights_only=False)
-        model.load_state_dict(ckpt["model"])
-        state = ckpt["train_state"]
-        best_acc = float(ckpt.get("best_acc", -1.0))
-        log(f"resume: from epoch {state['epoch'] + 1}")
+        state, best_acc = resume(model, last, log)
     val_inputs = centre_inputs(real_val.images, cfg.size)
     sval_inputs = centre_inputs(synth_val.images, cfg.size)
     check_inputs = {key: centre_inputs(c.images, cfg.size) for key, c in checks.items()}
-    history_path = run_dir / "history.jsonl"
 
     def on_epoch(epoch: int, train_state: dict[str, Any]) -> None:
         nonlocal best_acc
@@ -666,8 +661,6 @@ def run(cfg: NamerConfig) -> Path:
             "hard": hard,
             "score": score,
         }
-        with history_path.open("a") as f:
-            f.write(json.dumps(row) + "\n")
         log(
             f"epoch {epoch + 1}: val acc {val['accuracy']:.4f} (tiles {val['tiles_accuracy']:.4f},"
             f" reject {val['reject_recall']}) synth val {sval['accuracy']:.4f} "
@@ -682,12 +675,8 @@ def run(cfg: NamerConfig) -> Path:
             "config": asdict(cfg),
             "val": val,
         }
-        torch.save(ckpt, last.with_suffix(".tmp"))
-        last.with_suffix(".tmp").replace(last)
-        if score > best_acc:
-            best_acc = score
-            torch.save(ckpt, best)
-            log(f"  best so far: {best}")
+        save_epoch(ckpt, row, run_dir, score > best_acc, log)
+        best_acc = max(best_acc, score)
 
     train_epochs(
         model,
@@ -704,6 +693,38 @@ def run(cfg: NamerConfig) -> Path:
         log=log,
     )
     return best
+
+
+def resume(model: Any, last: Path, log: Callable[[str], None]) -> tuple[dict[str, Any], float]:
+    """Load ``last.pt`` into ``model``: (its training state, the best score so far)."""
+    import torch
+
+    ckpt = torch.load(last, map_location="cpu", weights_only=False)
+    model.load_state_dict(ckpt["model"])
+    state: dict[str, Any] = ckpt["train_state"]
+    log(f"resume: from epoch {state['epoch'] + 1}")
+    return state, float(ckpt.get("best_acc", -1.0))
+
+
+def save_epoch(
+    ckpt: dict[str, Any],
+    row: dict[str, Any],
+    run_dir: Path,
+    better: bool,
+    log: Callable[[str], None],
+) -> None:
+    """An epoch's row in ``history.jsonl``; ``last.pt`` (written beside, then renamed: an
+    interruption leaves the previous one whole) and, when ``better``, ``best.pt``."""
+    import torch
+
+    with (run_dir / "history.jsonl").open("a") as f:
+        f.write(json.dumps(row) + "\n")
+    last, best = run_dir / "weights" / "last.pt", run_dir / "weights" / "best.pt"
+    torch.save(ckpt, last.with_suffix(".tmp"))
+    last.with_suffix(".tmp").replace(last)
+    if better:
+        torch.save(ckpt, best)
+        log(f"  best so far: {best}")
 
 
 # -- stage 4: export -------------------------------------------------------------------------
