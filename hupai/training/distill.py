@@ -38,7 +38,6 @@ from numpy.typing import NDArray
 from hupai.datasets.crops import CropSet
 from hupai.training.namer import (
     NamerConfig,
-    RunLog,
     _epoch_indices,
     _sample_weights,
     accuracy_report,
@@ -52,6 +51,7 @@ from hupai.training.namer import (
     resume,
     save_epoch,
     selection_score,
+    start_run,
 )
 from hupai.vision.namer import CROP_MARGIN, MEAN, STD, Namer, to_blob
 
@@ -302,15 +302,9 @@ def _limited(crops: CropSet, n: int) -> CropSet:
 
 def run(cfg: DistillConfig) -> Path:
     """The crops (built once), then every epoch not yet done; returns ``best.pt``."""
-    import torch
 
     run_dir = cfg.run_dir
-    (run_dir / "weights").mkdir(parents=True, exist_ok=True)
-    log = RunLog(run_dir / "train.log")
-    cfg_path = run_dir / "config.json"
-    if not cfg_path.exists():
-        cfg_path.write_text(json.dumps(asdict(cfg), indent=2) + "\n")
-    torch.set_num_threads(cfg.threads)
+    log = start_run(run_dir, asdict(cfg), cfg.threads)
     shares = cfg.shares()
     unused = {key for kind, keys in HARD_SETS.items() if not shares[kind] for key in keys}
     paths = build_crops(cfg.namer_config(), log, skip=frozenset(unused))

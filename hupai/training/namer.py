@@ -588,17 +588,23 @@ class RunLog:
             f.write(text + "\n")
 
 
-def run(cfg: NamerConfig) -> Path:
-    """Every stage not yet done; returns ``best.pt``."""
+def start_run(run_dir: Path, config: dict[str, Any], threads: int) -> RunLog:
+    """A run's folder (``weights/``, ``config.json`` the first time), its log, torch's threads."""
     import torch
 
-    run_dir = cfg.run_dir
     (run_dir / "weights").mkdir(parents=True, exist_ok=True)
-    log = RunLog(run_dir / "train.log")
     cfg_path = run_dir / "config.json"
     if not cfg_path.exists():
-        cfg_path.write_text(json.dumps(asdict(cfg), indent=2) + "\n")
-    torch.set_num_threads(cfg.threads)
+        cfg_path.write_text(json.dumps(config, indent=2) + "\n")
+    torch.set_num_threads(threads)
+    return RunLog(run_dir / "train.log")
+
+
+def run(cfg: NamerConfig) -> Path:
+    """Every stage not yet done; returns ``best.pt``."""
+
+    run_dir = cfg.run_dir
+    log = start_run(run_dir, asdict(cfg), cfg.threads)
     paths = build_crops(cfg, log)
     real_train, real_val = CropSet.load(paths["real-train"]), CropSet.load(paths["real-val"])
 
