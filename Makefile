@@ -92,8 +92,8 @@ train-deps: $(STAMP) synth-fonts
 
 # A few training steps on tiny synthetic scenes, export, and a read through the runtime.
 test-train: train-deps
-	$(VENV)/bin/pytest tests/vision/test_train_smoke.py tests/hupai/test_retrain_train.py \
-		tests/hupai/test_gpu_recipe.py -m train -p no:cacheprovider
+	$(VENV)/bin/pytest tests/vision/test_train_smoke.py tests/vision/test_distill_smoke.py \
+		tests/hupai/test_retrain_train.py tests/hupai/test_gpu_recipe.py -m train -p no:cacheprovider
 
 # The GPU recipe (docs/training-gpu.md). Here: pack what a GPU run needs into $(GPU_PACK)
 # (≤ 64 MiB: the real set re-encoded, wheels, faces cache, font subsets). There (a GPU machine

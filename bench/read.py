@@ -7,9 +7,11 @@ Prints per-photo latency p50/p90 (ours: the whole ``read_image``; peer: its own
 on the real test split, over the 34 tile kinds all know.
 
 ``--phone N`` (20 by default): the same for 12-MP phone JPEGs made from N real val photos
-(4000×3000, quality 90, half with EXIF orientation), decode included — the service's path
-(a reduced decode first, :mod:`hupai.vision.photo_read`) against a whole decode then a read — and
-the peer on the same files.
+(4000×3000, quality 90, half with EXIF orientation), file → decode + read, start-up excluded —
+the one read path every command takes (``hupai read``'s: a reduced decode first,
+:mod:`hupai.vision.photo_read`) against a whole decode then a read — and the peer on the same
+files; then photos with no tile (a 700-byte JPEG claiming 7000×7000, a blank and a textured
+12-MP JPEG) through the one path, against the real photos' p50.
 
 ``--large N``: large-photo strategies (plain resize, zoom on the tiles' region, tiling) on N
 test photos pasted small into 4000×3000 canvases.
@@ -297,72 +299,124 @@ def phone_photos(split: Path, n: int, out: Path) -> list[tuple[Path, Detections]
 
 
 def phone_row(detector: Any, namer: Any, peer: Any, photos: list[tuple[Path, Detections]]) -> None:
-    """Decode + read of 12-MP phone photos, p50/p90: the service's path (a reduced decode
-    first, the whole photo only for small tiles: :mod:`hupai.vision.photo_read`) against the whole
-    decode then a read (before issue #26), photo by photo in turn, and the peer's own decode +
-    detect of the same files."""
+    """Decode + read of 12-MP phone photos, p50/p90: the one read path every command takes
+    (:func:`hupai.vision.reading.read_photo_image` on the file, as ``hupai read`` calls it
+    per photo: a reduced decode first, the whole photo only for small tiles) against the
+    whole decode then a read (the CLI before issue #37), photo by photo in turn, and the
+    peer's own decode + detect of the same files."""
     from hupai.vision.images import DECODE_PIXELS, decode_image
+    from hupai.vision.reading import read_image, read_photo_image
 
-    def whole(data: bytes, read: Any) -> tuple[Any, Any]:
-        image = decode_image(data, budget=DECODE_PIXELS)
-        return image, read(image)
+    looks: list[int] = []
 
-    paths = {"service path": read_photo_data_, "whole decode + read": whole}
+    def read(image: Any) -> Any:
+        return read_image(image, detector=detector, namer=namer)
+
+    def looked(image: Any) -> Any:
+        looks[-1] += 1
+        return read(image)
+
+    def one_path(path: Path) -> Any:
+        return read_photo_image(path, detector=detector, namer=namer)[1]
+
+    def whole(path: Path) -> Any:
+        return read(decode_image(path.read_bytes(), budget=DECODE_PIXELS))
+
+    def counted(path: Path) -> Any:  # the one path, counting its looks
+        from hupai.vision.photo_read import read_photo_file
+
+        return read_photo_file(path, looked)[1]
+
+    paths = {"hupai read (one path)": one_path, "whole decode + read": whole}
     times: dict[str, list[float]] = {k: [] for k in paths}
     preds: dict[str, list[Detections]] = {k: [] for k in paths}
-    truths: dict[str, list[Detections]] = {k: [] for k in paths}
-    again = 0
-    for path, truth in photos:
-        data = path.read_bytes()
-
-        def read(image: Any, source: str = str(path)) -> Any:
-            from hupai.vision.reading import read_image
-
-            return read_image(image, detector=detector, namer=namer, source=source)
-
+    for path, _ in photos:
         for name, run in paths.items():
             t0 = time.perf_counter()
-            image, reading = run(data, read)
+            reading = run(path)
             times[name].append(time.perf_counter() - t0)
-            preds[name].append(reading.detections)
-            # the truth in the decoded photo's pixels (a reduced decode is smaller)
-            scale = max(image.shape[:2]) / max(PHONE)
-            truths[name].append(Detections(truth.xyxy * scale, truth.confidence, truth.class_id))
-            again += name == "service path" and scale == 1
+            preds[name].append(reading.detections)  # in the photo's own pixels, as the truth
+        looks.append(0)
+        counted(path)
+    again = sum(n > 1 for n in looks)
     print(
         f"\n12-MP phone photos: {len(photos)} real val photos as {PHONE[0]}×{PHONE[1]} JPEGs "
-        "(quality 90, half stored sideways with EXIF orientation 6), decode + read; the "
-        f"service path read {again} of them again whole"
+        "(quality 90, half stored sideways with EXIF orientation 6), file → decode + read "
+        f"(start-up excluded); the one path read {again} of them again whole"
     )
-    print(f"{'':<28}{'p50 ms':>9}{'p90 ms':>9}{'exact':>7}{'recall':>8}")
+    truths = [t for _, t in photos]
+    print(f"{'':<32}{'p50 ms':>9}{'p90 ms':>9}{'exact':>7}{'recall':>8}")
     for name in paths:
-        rep = evaluate(preds[name], truths[name], 0.0, classes=SHARED)
+        rep = evaluate(preds[name], truths, 0.0, classes=SHARED)
         print(
-            f"{'ours: ' + name:<28}{pct(times[name], 50):>9.1f}{pct(times[name], 90):>9.1f}"
+            f"{'ours: ' + name:<32}{pct(times[name], 50):>9.1f}{pct(times[name], 90):>9.1f}"
             f"{rep.exact_read:>7.3f}{rep.recall:>8.3f}"
         )
-    ours, before = times["service path"], times["whole decode + read"]
+    ours, before = times["hupai read (one path)"], times["whole decode + read"]
     print(
-        f"service path / whole decode: p50 {pct(ours, 50) / pct(before, 50):.2f}, "
+        f"one path / whole decode: p50 {pct(ours, 50) / pct(before, 50):.2f}, "
         f"p90 {pct(ours, 90) / pct(before, 90):.2f}"
     )
     if peer is not None:
         peer_times, peer_preds = run_peer(peer, photos, 1)
-        prep = evaluate(peer_preds, [t for _, t in photos], 0.5, classes=SHARED)
+        prep = evaluate(peer_preds, truths, 0.5, classes=SHARED)
         print(
-            f"{'mahjong-detector 0.0.6':<28}{pct(peer_times, 50):>9.1f}"
+            f"{'mahjong-detector 0.0.6':<32}{pct(peer_times, 50):>9.1f}"
             f"{pct(peer_times, 90):>9.1f}{prep.exact_read:>7.3f}{prep.recall:>8.3f}"
         )
         print(
-            f"12-MP ratio service path/peer: p50 {pct(ours, 50) / pct(peer_times, 50):.2f}, "
+            f"12-MP ratio one path/peer: p50 {pct(ours, 50) / pct(peer_times, 50):.2f}, "
             f"p90 {pct(ours, 90) / pct(peer_times, 90):.2f}"
         )
+    nothing_rows(detector, namer, statistics.median(ours), ROOT / "runs" / "bench-nothing")
 
 
-def read_photo_data_(data: bytes, read: Any) -> tuple[Any, Any]:
-    from hupai.vision.photo_read import read_photo_data
+def nothing_photos(out: Path) -> dict[str, Path]:
+    """Photos with no tile in them: a 700-byte JPEG whose header claims 7000×7000, a blank
+    12-MP JPEG, and a 12-MP JPEG of a textured cloth (not featureless: the finder looks)."""
+    import cv2
 
-    return read_photo_data(data, read)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(7)
+    _, tiny = cv2.imencode(
+        ".jpg", np.full((16, 16, 3), 120, np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 50]
+    )
+    claim = bytearray(tiny.tobytes())
+    sof = claim.find(b"\xff\xc0")
+    claim[sof + 5 : sof + 9] = (7000).to_bytes(2, "big") * 2
+    blank = np.full((3000, 4000, 3), (90, 120, 60), np.uint8)
+    noise = rng.normal(0, 1, (375, 500, 3)).astype(np.float32)
+    cloth = cv2.resize(cv2.GaussianBlur(noise, (0, 0), 2), (4000, 3000))
+    cloth = np.clip(110 + 60 * cloth / max(float(cloth.std()), 1e-6), 0, 255).astype(np.uint8)
+    made = {"700-byte JPEG claiming 7000×7000": bytes(claim)}
+    for name, img in (("blank 12-MP JPEG", blank), ("12-MP JPEG of a cloth", cloth)):
+        made[name] = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+    paths = {}
+    for k, (name, data) in enumerate(made.items()):
+        paths[name] = out / f"nothing-{k}.jpg"
+        paths[name].write_bytes(data)
+    return paths
+
+
+def nothing_rows(detector: Any, namer: Any, real_p50: float, out: Path) -> None:
+    """Photos of nothing through the one read path, against a real 12-MP photo's p50."""
+    from hupai.vision.reading import read_photo_image
+
+    print(
+        "\nphotos with no tile, the one read path (median of 5; a real 12-MP photo's p50 "
+        f"{real_p50 * 1000:.1f} ms)"
+    )
+    for name, path in nothing_photos(out).items():
+        times = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            _, reading = read_photo_image(path, detector=detector, namer=namer)
+            times.append(time.perf_counter() - t0)
+        ms = statistics.median(times) * 1000
+        print(
+            f"  {name:<36}{ms:>8.1f} ms  {ms / 1000 / real_p50:>5.2f}× a real photo"
+            f"  ({len(reading.detections)} tiles; {', '.join(reading.passes)})"
+        )
 
 
 @contextlib.contextmanager
@@ -456,9 +510,9 @@ def sweep(detector: Any, namer: Any, photos: list[tuple[Path, Detections]]) -> N
                 t = time.perf_counter()
                 image, reading = run(bytes(buf), read)
                 times.append(time.perf_counter() - t)
-                scale = image.shape[1] / canvas.shape[1]
+                scale = reading.width / canvas.shape[1]  # the one path: the photo's pixels
                 moved = Detections(moved.xyxy * scale, moved.confidence, moved.class_id)
-                again += run is read_photo_data and scale == 1
+                again += run is read_photo_data and image.shape[1] == canvas.shape[1]
                 stages.add(
                     moved, reading.extra["found_xyxy"], reading.detections, reading.alternatives
                 )
@@ -486,7 +540,8 @@ def main() -> int:
     parser.add_argument("--large-scale", type=float, default=1.0)
     parser.add_argument("--sweep", type=int, default=0, help="scale sweep on N photos' hands")
     parser.add_argument(
-        "--single", help="also time a single-stage detector alone (e.g. models/hupai-tiles-v1.onnx)"
+        "--single",
+        help="also time a single-stage detector alone (e.g. reader 1's hupai-tiles-v1.onnx)",
     )
     parser.add_argument("--namer", help="our namer ONNX (default: the shipped one)")
     parser.add_argument(

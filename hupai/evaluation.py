@@ -174,9 +174,9 @@ def run(
 ) -> Evaluation:
     """Read every photo of a YOLO folder and measure. ``namer``: its file (default: the
     shipped namer when there is one; ``use_namer=False`` measures the detector alone)."""
-    from hupai.vision.detector import Detector, load_image
+    from hupai.vision.detector import Detector
     from hupai.vision.namer import Namer
-    from hupai.vision.reading import default_namer, read_image
+    from hupai.vision.reading import default_namer, read_photo_image
 
     samples = find_samples(folder, split)[:limit]
     class_map, class_note = dataset_class_map(folder, split)
@@ -189,15 +189,14 @@ def run(
     stages = StageReport()
     seconds = 0.0
     for i, sample in enumerate(samples):
-        image = load_image(sample.image)
-        h, w = image.shape[:2]
+        began = time.perf_counter()  # decode and read, the way every command reads a photo
+        image, reading = read_photo_image(sample.image, detector=detector, namer=the_namer)
+        seconds += time.perf_counter() - began
+        w, h = reading.width, reading.height  # the photo's own pixels, as the reading's boxes
         truth = load_truth(sample, w, h, class_map)
         truths.append(truth)
         if the_namer is None:
-            ranked.append(_boxes(detector.detect(image, conf=MAP_CONF)))
-        began = time.perf_counter()
-        reading = read_image(image, detector=detector, namer=the_namer, source=str(sample.image))
-        seconds += time.perf_counter() - began
+            ranked.append(_boxes(detector.detect(image, conf=MAP_CONF).scaled(w / image.shape[1])))
         read.append(_boxes(reading.detections))
         if the_namer is not None:
             ranked.append(read[-1])

@@ -26,11 +26,15 @@ GAP = (40, 40, 255)
 
 
 def annotate(image: Image, reading: Reading) -> Image:
-    """A copy of ``image`` with the reading drawn on it."""
+    """A copy of ``image`` with the reading drawn on it (``image`` may be the photo decoded at
+    any scale: the reading, in the photo's pixels, is drawn scaled to it)."""
     import cv2
 
     out = image.copy()
     h, w = out.shape[:2]
+    quads = np.asarray(reading.quads, np.float64)
+    if reading.width and reading.height and (w, h) != (reading.width, reading.height):
+        quads = quads * np.array([w / reading.width, h / reading.height])
     scale = max(h, w) / 1000
     thick = max(1, round(2 * scale))
     font = cv2.FONT_HERSHEY_SIMPLEX
@@ -38,7 +42,7 @@ def annotate(image: Image, reading: Reading) -> Image:
 
     # group outlines first, under the tile boxes
     for g in reading.layout.groups:
-        pts = reading.quads[list(g.tiles)].reshape(-1, 2).astype(np.float32)
+        pts = quads[list(g.tiles)].reshape(-1, 2).astype(np.float32)
         if len(pts) == 0:
             continue
         rect = cv2.minAreaRect(pts)
@@ -55,7 +59,7 @@ def annotate(image: Image, reading: Reading) -> Image:
         top = box[np.argmin(box[:, 0] + box[:, 1])]  # top-left corner
         _text(out, label, (int(top[0]), int(top[1]) - 4 * thick), fs, colour, thick)
 
-    for i, quad in enumerate(reading.quads):
+    for i, quad in enumerate(quads):
         role = reading.roles[i]
         colour = COLOURS.get(role, COLOURS["stray"])
         q = np.round(quad).astype(np.int32)

@@ -1,6 +1,7 @@
 """The one photo decoder: bytes or a file → an upright BGR image, with the guards a public
-endpoint needs; and an image → JPEG. The service, ``hupai read``, ``hupai table add --photo``
-and :func:`hupai.vision.detector.load_image` all decode here, so that the same bad photo gets the
+endpoint needs; and an image → JPEG. Every read of a photo (:mod:`hupai.vision.photo_read`:
+the service, ``hupai read``/``label``/``eval``/``score --photo``), ``hupai table add --photo``
+and :func:`hupai.vision.detector.load_image` decode here, so that the same bad photo gets the
 same answer everywhere (the service maps :class:`PhotoError`'s ``code`` to its HTTP status).
 
 What a decode may cost is bounded from the file's header, before any pixel is decoded: the
@@ -84,21 +85,28 @@ class PhotoError(ImageError):
 
 
 def load_image(path: str | Path, max_pixels: int = MAX_PIXELS) -> Image:
-    """The photo in the file at ``path`` (see :func:`decode_image`); a :class:`PhotoError`
-    names the file."""
+    """The photo in the file at ``path`` decoded whole (see :func:`decode_image`); a
+    :class:`PhotoError` names the file. Reading a photo decodes it no larger than its tiles
+    need: :func:`hupai.vision.photo_read.read_photo_file`."""
+    data = photo_bytes(path)
+    try:
+        return decode_image(data, max_pixels)
+    except PhotoError as exc:
+        raise PhotoError(exc.code, f"{path}: {exc.message}", exc.hint) from None
+
+
+def photo_bytes(path: str | Path) -> bytes:
+    """The bytes of the photo file at ``path``; a :class:`PhotoError` (``no_such_file``)
+    names the file where it cannot be read."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
         raise PhotoError("no_such_file", f"{path}: no such file") from None
     except IsADirectoryError:
         raise PhotoError("no_such_file", f"{path}: is a folder, not a photo") from None
     except OSError as exc:
         raise PhotoError("no_such_file", f"{path}: cannot be read ({exc.strerror})") from None
-    try:
-        return decode_image(data, max_pixels)
-    except PhotoError as exc:
-        raise PhotoError(exc.code, f"{path}: {exc.message}", exc.hint) from None
 
 
 def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, budget: int | None = None) -> Image:

@@ -39,6 +39,11 @@ WINDOWS_PER_SIDE = 4
 #: A photo whose thumbnail varies less than this (grey levels, standard deviation of the
 #: local contrast) shows nothing to find: no windowed search.
 FEATURELESS_BELOW = 1.5
+#: The first look also keeps the boxes scored from this up to its cut, as **doubtful** ones:
+#: not read, but where they are small a larger decode may show tiles (measured with
+#: ``bench/read.py --sweep``: a hand spanning 2-5 % of a 12-MP photo's side decoded at 1/2
+#: scores 0.05-0.34 and no more; a blank photo or a tiny file claiming 7000 px, none).
+DOUBTFUL_FROM = 0.05
 
 
 #: Boxes at least this sure plan the zoom and the row angle.
@@ -71,25 +76,42 @@ def _tile_side(det: Detections) -> float:
 
 
 def detect_photo(
-    detector: Detector, image: Image, *, finder: bool = False
+    detector: Detector,
+    image: Image,
+    *,
+    finder: bool = False,
+    doubtful: list[Detections] | None = None,
 ) -> tuple[Detections, NDArray[np.float64], float, list[str]]:
     """Detect with the passes the photo needs; returns (detections in the final frame,
     frame → photo affine, the angle the layout should use, pass names). ``finder``: one
-    box per tile whatever its class, down to :data:`FINDER_CONF` (a namer names them)."""
+    box per tile whatever its class, down to :data:`FINDER_CONF` (a namer names them).
+    ``doubtful``: where given, the first look's boxes scored from :data:`DOUBTFUL_FROM` up to
+    the cut (in the photo) are appended to it (from the same model runs: no extra cost)."""
     h, w = image.shape[:2]
     model_side = max(detector.input_size)
     identity = np.array([[1.0, 0, 0], [0, 1.0, 0]])
     conf = getattr(detector.manifest, "finder_conf", None) or FINDER_CONF
     look: dict[str, Any] = {"agnostic": True, "conf": conf} if finder else {}
+    cut = conf if finder else getattr(detector, "conf", None)  # (a stand-in may have none)
+    low = look if cut is None else {**look, "conf": min(cut, DOUBTFUL_FROM)}
+
+    def first(det: Detections) -> Detections:
+        """The first look's boxes from its cut; the doubtful ones below it set aside."""
+        if cut is None:
+            return det
+        if doubtful is not None:
+            doubtful.append(det[det.confidence < cut])
+        return det.above(cut)
+
     check_deadline("the first look")
-    det = detector.detect(image, **look)
+    det = first(detector.detect(image, **low))
     passes = ["full"]
     blank = cache(lambda: featureless(image))  # asked at most once, only when it matters
     if len(det) == 0 and max(h, w) > 1.5 * model_side and not blank():
         # tiles too small for the full pass: look in windows, at most WINDOWS_PER_SIDE a side
         window = max(2 * model_side, math.ceil(max(h, w) / WINDOWS_PER_SIDE))
         check_deadline("the windowed look")
-        det = detector.detect_tiled(image, window=window, **look)
+        det = first(detector.detect_tiled(image, window=window, **low))
         passes.append("tiled")
     first_scale = model_side / max(h, w)
     if finder and _large_tiles(det, first_scale) and not blank():

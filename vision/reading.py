@@ -1,6 +1,7 @@
 """Photo → the structured hand the scorer needs (:class:`~hupai.vision.result.Reading`).
 
-:func:`read_photo` loads the photo (EXIF orientation applied), finds the tiles with the
+:func:`read_photo` loads the photo (EXIF orientation applied; no more pixels than its tiles
+need, :mod:`hupai.vision.photo_read`), finds the tiles with the
 passes the photo needs (:mod:`hupai.vision.passes`), names each box from the photo's own pixels
 (:class:`~hupai.vision.namer.Namer`, hand-wide decoding), lays the tiles out
 (:mod:`hupai.vision.layout`) and checks the result (:mod:`hupai.vision.checks`).
@@ -24,7 +25,8 @@ from hupai.vision.checks import LOW_CONFIDENCE, SMALL_TILE_PX, checks, is_confid
 from hupai.vision.classes import BACK, CLASS_NAMES, tile_of
 from hupai.vision.deadline import ReadTimeout, check_deadline, read_deadline
 from hupai.vision.detections import Detections, box_corners
-from hupai.vision.detector import Detector, Image, load_image
+from hupai.vision.detector import Detector, Image
+from hupai.vision.images import MAX_PIXELS
 from hupai.vision.layout import CalledFrom, MeldShape, Role, analyse, missing_tiles
 from hupai.vision.namer import REJECT, Namer, NamerError
 from hupai.vision.passes import FINDER_CONF, detect_photo, featureless
@@ -55,6 +57,7 @@ __all__ = [
     "read_deadline",
     "read_image",
     "read_photo",
+    "read_photo_image",
     "rebuild",
 ]
 
@@ -89,9 +92,33 @@ def read_photo(
     namer: Namer | None = None,
     win_tile: Tile | str | None = None,
 ) -> Reading:
-    """Read a winning hand from a photo file (see :func:`read_image`)."""
-    image = load_image(path)
-    return read_image(image, detector=detector, namer=namer, win_tile=win_tile, source=str(path))
+    """Read a winning hand from a photo file (see :func:`read_photo_image`)."""
+    return read_photo_image(path, detector=detector, namer=namer, win_tile=win_tile)[1]
+
+
+def read_photo_image(
+    path: str | Path | bytes,
+    *,
+    detector: Detector | None = None,
+    namer: Namer | None = None,
+    win_tile: Tile | str | None = None,
+    source: str | None = None,
+    max_pixels: int = MAX_PIXELS,
+) -> tuple[Image, Reading]:
+    """Read a winning hand from a photo file, or a photo's bytes, the one way every command
+    reads (:mod:`hupai.vision.photo_read`: a reduced decode first, the whole photo only for
+    small tiles). Returns the image read (to draw on) and the reading, in the photo's own
+    pixels; a photo hupai cannot decode raises :class:`hupai.vision.images.PhotoError`."""
+    from hupai.vision.photo_read import read_photo_data, read_photo_file
+
+    name = source or ("<photo>" if isinstance(path, bytes) else str(path))
+
+    def read(image: Image) -> Reading:
+        return read_image(image, detector=detector, namer=namer, win_tile=win_tile, source=name)
+
+    if isinstance(path, bytes):
+        return read_photo_data(path, read, max_pixels)
+    return read_photo_file(path, read, max_pixels)
 
 
 def read_image(
@@ -116,7 +143,10 @@ def read_image(
         from hupai.vision.detector import ModelError
 
         raise ModelError(f"{detector.path}: a finder only boxes tiles; reading needs a namer too")
-    det, to_image, angle, passes = detect_photo(detector, image, finder=namer is not None)
+    doubtful: list[Detections] = []
+    det, to_image, angle, passes = detect_photo(
+        detector, image, finder=namer is not None, doubtful=doubtful
+    )
     h, w = image.shape[:2]
     found = photo_boxes(det.xyxy, to_image)
     check_deadline("naming the tiles")
@@ -130,7 +160,12 @@ def read_image(
         reading,
         passes=tuple(passes),
         seconds=time.perf_counter() - began,
-        extra={**reading.extra, "found_xyxy": found},
+        extra={
+            **reading.extra,
+            "found_xyxy": found,
+            # boxes the first look doubted (not read): small ones call for a larger decode
+            "doubtful_xyxy": Detections.concat(doubtful).xyxy if doubtful else np.zeros((0, 4)),
+        },
     )
 
 

@@ -68,10 +68,22 @@ def load_models(args: argparse.Namespace) -> tuple[Any, Any]:
         else:
             namer = default_namer(args.threads)
         if namer is None and detector.is_finder:
-            raise UserError(f"{detector.path} is a finder: it needs a namer (--namer)")
+            raise UserError(
+                f"{detector.path} is a finder: it needs a namer (--namer); --no-namer needs a "
+                "43-class detector given with --model (none ships: docs/reading.md)"
+            )
         return detector, namer
     except (ModelError, NamerError) as exc:
         raise UserError(str(exc)) from None
+
+
+def read_photo(photo: str, models: tuple[Any, Any], win_tile: Any = None) -> tuple[Any, Any]:
+    """(image read, reading) of a photo file with the command's models, the one way every
+    command reads a photo (:func:`hupai.vision.reading.read_photo_image`)."""
+    from hupai.vision.reading import read_photo_image
+
+    detector, namer = models
+    return read_photo_image(photo, detector=detector, namer=namer, win_tile=win_tile)
 
 
 def parse_win_tile(text: str | None) -> Any:
@@ -109,8 +121,7 @@ def _outputs(photos: list[str], out: str | None) -> list[Path | None]:
 def _read(args: argparse.Namespace) -> int:
     from hupai.cli import UserError
     from hupai.vision.annotate import save_annotated
-    from hupai.vision.images import PhotoError, load_image
-    from hupai.vision.reading import read_image
+    from hupai.vision.images import PhotoError
 
     win = parse_win_tile(args.win_tile)
     outs = _outputs(args.photos, args.annotate)
@@ -119,12 +130,11 @@ def _read(args: argparse.Namespace) -> int:
     results: list[dict[str, Any]] = []
     for photo, out in zip(args.photos, outs, strict=True):
         try:
-            image = load_image(photo)
+            image, reading = read_photo(photo, (detector, namer), win)
         except PhotoError as exc:
             print(f"hupai read: {exc}", file=sys.stderr)
             failed += 1
             continue
-        reading = read_image(image, detector=detector, namer=namer, win_tile=win, source=photo)
         if out is not None:
             try:
                 save_annotated(image, reading, out)
@@ -193,8 +203,7 @@ def photo_request(args: argparse.Namespace, base: Any) -> tuple[dict[str, Any], 
     """The score request — REQUEST (if any), then the context options, then the photo — and
     the photo's reading."""
     from hupai.cli import UserError
-    from hupai.vision.images import PhotoError, load_image
-    from hupai.vision.reading import read_image
+    from hupai.vision.images import PhotoError
 
     if base is not None and not isinstance(base, dict):
         raise UserError("the request must be a JSON object when --photo is given")
@@ -208,10 +217,9 @@ def photo_request(args: argparse.Namespace, base: Any) -> tuple[dict[str, Any], 
     win = parse_win_tile(args.win_tile)
     detector, namer = load_models(args)
     try:
-        image = load_image(args.photo)
+        _, reading = read_photo(args.photo, (detector, namer), win)
     except PhotoError as exc:
         raise UserError(str(exc)) from None
-    reading = read_image(image, detector=detector, namer=namer, win_tile=win, source=args.photo)
     serious = [
         w for w in reading.warnings if w.code in ("no_tiles", "tile_count", "too_many_copies")
     ]

@@ -243,16 +243,15 @@ def _photo_entry(
     args: argparse.Namespace, city: str, entry: dict[str, Any]
 ) -> tuple[dict[str, Any], Any]:
     from hupai.cli import UserError
-    from hupai.commands.read import load_models, parse_win_tile
+    from hupai.commands.read import load_models, parse_win_tile, read_photo
     from hupai.ledger.store import PhotoRecord
     from hupai.vision.annotate import annotate
-    from hupai.vision.images import load_image, thumbnail_jpeg
-    from hupai.vision.reading import read_image
+    from hupai.vision.images import thumbnail_jpeg
 
-    detector, namer = load_models(args)
-    image = load_image(args.photo)  # a bad photo: the CLI's one message for known errors
+    models = load_models(args)
     win = parse_win_tile(args.win_tile)
-    reading = read_image(image, detector=detector, namer=namer, win_tile=win, source=args.photo)
+    # a bad photo: the CLI's one message for known errors
+    image, reading = read_photo(args.photo, models, win)
     if "no_tiles" in reading.codes:
         raise UserError(f"{args.photo}: no tiles were found in the photo")
     for w in reading.warnings:

@@ -93,6 +93,41 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         )
     namer.set_defaults(handler=_namer)
 
+    distill = stages.add_parser(
+        "distill",
+        help="one namer, one view, taught the shipped ensemble's probabilities (resumable)",
+        description="The last step of the namer recipe: a single EfficientNet-Lite0 that names "
+        "each box once (one view) is trained to give the probabilities of the teacher — the "
+        "namer ONNX with the blend, gate and views its manifest names, run as the reader runs "
+        "it — on the namer's crops, the synthetic scenes and the hard negatives. Export it "
+        "with `hupai train namer-export` (int8 like every namer).",
+    )
+    distill.add_argument("--name", default="distill-v1", help="run folder under --project")
+    distill.add_argument("--project", default="runs")
+    distill.add_argument("--data", default="data/crops", help="where the crop sets go")
+    distill.add_argument("--real", default="data/real", help="imported real photos")
+    distill.add_argument("--teacher", help="namer ONNX (default: the shipped namer)")
+    distill.add_argument(
+        "--init", help="the student's start: checkpoint or namer ONNX (default: the teacher's)"
+    )
+    distill.add_argument("--synth-scenes", type=int, default=3000)
+    distill.add_argument("--synth-val-scenes", type=int, default=300)
+    distill.add_argument("--epochs", type=int, default=3)
+    distill.add_argument("--epoch-crops", type=int, default=20000)
+    distill.add_argument("--batch", type=int, default=64)
+    distill.add_argument("--lr", type=float, default=5e-4, help="peak learning rate")
+    distill.add_argument(
+        "--label-weight", type=float, default=0.2, help="of the loss on the crops' own labels"
+    )
+    distill.add_argument("--synth-share", type=float, default=0.35)
+    distill.add_argument("--hard-share", type=float, default=0.10)
+    distill.add_argument("--clutter-share", type=float, default=0.10)
+    distill.add_argument("--sheet-share", type=float, default=0.0)
+    distill.add_argument("--clutter-crops", type=int, default=20000)
+    distill.add_argument("--val-limit", type=int, default=0, help="val crops per set (0: all)")
+    distill.add_argument("--threads", type=int, default=2)
+    distill.set_defaults(handler=_distill)
+
     namer_export = stages.add_parser("namer-export", help="export the namer to ONNX + manifest")
     namer_export.add_argument("weights", type=Path)
     namer_export.add_argument("--out", type=Path, default=Path("models/hupai-namer-v1.onnx"))
@@ -139,7 +174,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     export = stages.add_parser("export", help="export weights to ONNX + manifest")
     export.add_argument("weights", type=Path)
-    export.add_argument("--out", type=Path, default=Path("models/hupai-tiles-v1.onnx"))
+    export.add_argument("--out", type=Path, default=Path("runs/hupai-tiles-v1.onnx"))
     export.add_argument("--version", default="dev")
     export.add_argument("--imgsz", type=int, default=640)
     export.add_argument(
@@ -332,6 +367,40 @@ def _namer(args: argparse.Namespace) -> int:
     try:
         print(f"best weights: {run(config)}")
     except FileNotFoundError as exc:
+        raise UserError(str(exc)) from None
+    return 0
+
+
+def _distill(args: argparse.Namespace) -> int:
+    _need_torch()
+    from hupai.training.distill import DistillConfig, run
+    from hupai.vision.namer import NamerError
+
+    config = DistillConfig(
+        name=args.name,
+        project=args.project,
+        data=args.data,
+        real=args.real,
+        teacher=args.teacher,
+        init=args.init,
+        synth_scenes=args.synth_scenes,
+        synth_val_scenes=args.synth_val_scenes,
+        epochs=args.epochs,
+        epoch_crops=args.epoch_crops,
+        batch=args.batch,
+        lr=args.lr,
+        label_weight=args.label_weight,
+        synth_share=args.synth_share,
+        hard_share=args.hard_share,
+        clutter_share=args.clutter_share,
+        sheet_share=args.sheet_share,
+        clutter_crops=args.clutter_crops,
+        val_limit=args.val_limit,
+        threads=args.threads,
+    )
+    try:
+        print(f"best weights: {run(config)}")
+    except (FileNotFoundError, NamerError) as exc:
         raise UserError(str(exc)) from None
     return 0
 

@@ -329,8 +329,7 @@ def prediction(reading: Any, config: Config, model_version: str) -> dict[str, An
     )
     (task,) = labelstudio_tasks([item], model_version=model_version)
     result = task["predictions"][0]["result"]
-    # percentages of the image read; the photo's own size where it was decoded reduced
-    width, height = reading.extra.get("photo_size", (reading.width, reading.height))
+    width, height = reading.width, reading.height  # the photo's own pixels
     for k, region in enumerate(result):
         region["from_name"], region["to_name"] = config.from_name, config.to_name
         region["id"] = f"hupai{k}"

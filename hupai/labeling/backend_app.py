@@ -62,33 +62,19 @@ class Reader:
         self.read_timeout = opts.read_timeout
 
     def read(self, data: bytes, source: str) -> Any:
-        """The reading of a photo's bytes, decoded no larger than its tiles need (as the
-        service reads: :mod:`hupai.vision.photo_read`), with the photo's upright size in
-        ``extra["photo_size"]`` (the reading's own pixels may be a reduced decode's)."""
-        from hupai.vision.images import photo_size
-        from hupai.vision.photo_read import read_photo_data
-        from hupai.vision.reading import ReadTimeout, read_deadline, read_image
-
-        def read(image: Any) -> Any:
-            return read_image(image, detector=self.detector, namer=self.namer, source=source)
+        """The reading of a photo's bytes, the way every command reads
+        (:func:`hupai.vision.reading.read_photo_image`: decoded no larger than its tiles
+        need), in the photo's own pixels."""
+        from hupai.vision.reading import ReadTimeout, read_deadline, read_photo_image
 
         try:  # past the task's time the read stops between its passes: its worker is freed
             with read_deadline(self.read_timeout):
-                _, reading = read_photo_data(data, read)
+                _, reading = read_photo_image(
+                    data, detector=self.detector, namer=self.namer, source=source
+                )
         except (ValueError, ReadTimeout) as exc:
             raise TaskError(f"{source}: {getattr(exc, 'message', None) or exc}") from None
-        reading.extra["photo_size"] = upright_size(photo_size(data), reading)
         return reading
-
-
-def upright_size(stored: tuple[int, int], reading: Any) -> tuple[int, int]:
-    """The photo's size as seen (EXIF turn applied): the reading's shape scaled to the
-    file's pixel count (the header states the size before the turn)."""
-    w, h = reading.width, reading.height
-    if not (stored[0] and stored[1] and w and h):
-        return (w, h)
-    f = (stored[0] * stored[1] / (w * h)) ** 0.5
-    return (round(w * f), round(h * f))
 
 
 def create_app(opts: BackendOptions, reader: Reader | None = None) -> FastAPI:

@@ -41,7 +41,7 @@ class RayLabeller:
     hupai installed, not the model file) and reads photos sent as bytes."""
 
     def __init__(
-        self, model: dict[str, bytes], threads: int | None, conf: float, previews: bool
+        self, model: dict[str, Any], threads: int | None, conf: float, previews: bool
     ) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="hupai-label-"))
         onnx = self.dir / "model.onnx"
@@ -50,22 +50,34 @@ class RayLabeller:
             onnx.with_suffix(".json").write_bytes(model["json"])
         self.detector = Detector(onnx, threads=threads, conf=conf)
         self.namer = None
-        if model.get("namer_onnx"):
-            namer = self.dir / "namer.onnx"
-            namer.write_bytes(model["namer_onnx"])
-            namer.with_suffix(".json").write_bytes(model["namer_json"])
+        if model.get("namer"):
+            files: dict[str, bytes] = model["namer_files"]
+            folder = self.dir / "namer"  # the namer and its blend or gate, side by side
+            folder.mkdir()
+            for name, blob in files.items():
+                (folder / PurePosixPath(name).name).write_bytes(blob)
+            namer = folder / PurePosixPath(model["namer"].decode()).name
             self.namer = Namer(namer, threads=threads)
         self.previews = previews
 
     def label(self, rel: str, data: bytes) -> dict[str, Any]:
-        path = self.dir / ("photo" + PurePosixPath(rel).suffix)
-        path.write_bytes(data)
-        try:
-            return read.label_photo(
-                self.detector, rel, path, namer=self.namer, previews=self.previews, data=data
-            )
-        finally:
-            path.unlink(missing_ok=True)
+        return read.label_photo(
+            self.detector, rel, Path(rel), namer=self.namer, previews=self.previews, data=data
+        )
+
+
+def namer_files(namer: Path) -> dict[str, bytes]:
+    """A namer's files by name: its ONNX and manifest, and those of the namers its manifest
+    names beside it (a blend, a gate), so that a Ray worker rebuilds the same namer."""
+    from hupai.vision.namer import load_namer_manifest
+
+    manifest = load_namer_manifest(namer)
+    paths = [namer, namer.with_suffix(".json")]
+    for partner in (manifest.blend, manifest.gate):
+        if partner is not None:
+            other = namer.parent / partner[0]
+            paths += [other, other.with_suffix(".json")]
+    return {p.name: p.read_bytes() for p in paths if p.is_file()}
 
 
 # -- engines: photos in, results out (in any order) ----------------------------------------
@@ -129,10 +141,11 @@ def run_ray(
         manifest = model.with_suffix(".json")
         if manifest.is_file():
             blob["json"] = manifest.read_bytes()
+        shipped: dict[str, Any] = dict(blob)
         if namer is not None:
-            blob["namer_onnx"] = namer.read_bytes()
-            blob["namer_json"] = namer.with_suffix(".json").read_bytes()
-        model_ref = ray.put(blob)
+            shipped["namer"] = namer.name.encode()
+            shipped["namer_files"] = namer_files(namer)
+        model_ref = ray.put(shipped)
         actor = ray.remote(num_cpus=1)(RayLabeller)
         actors = [
             actor.remote(model_ref, threads or 1, opts.conf, opts.previews)

@@ -59,7 +59,10 @@ def run_label_job(
         if not opts.no_namer:
             namer = Namer(opts.namer, threads=opts.threads) if opts.namer else default_namer()
         if namer is None and detector.is_finder:
-            raise LabelJobError(f"{model} is a finder: it needs a namer (--namer)")
+            raise LabelJobError(
+                f"{model} is a finder: it needs a namer (--namer); --no-namer needs a "
+                "43-class detector given with --model (none ships: docs/reading.md)"
+            )
     except (ModelError, NamerError) as exc:
         raise LabelJobError(str(exc)) from None
     settings = {

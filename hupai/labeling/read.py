@@ -16,7 +16,7 @@ from hupai.labeling.store import sha256_bytes
 from hupai.vision.detections import Detections
 from hupai.vision.detector import Detector
 from hupai.vision.namer import Namer
-from hupai.vision.reading import NamedTiles, Reading, build_reading, detect_photo, name_tiles
+from hupai.vision.reading import NamedTiles, Reading, build_reading
 
 
 def _floats(a: Any) -> Any:
@@ -32,54 +32,52 @@ def label_photo(
     previews: bool = False,
     data: bytes | None = None,
 ) -> dict[str, Any]:
-    """Read one photo: what the manifest keeps (the detections in the frame the layout ran
-    in, with the affine back to the photo) and, with ``previews``, a JPEG thumbnail of the
-    annotated photo. Never raises for a bad photo: ``{"ok": False, "error": …}``."""
-    from hupai.vision.detector import ImageError, load_image
+    """Read one photo the way every command reads (:mod:`hupai.vision.photo_read`: a reduced
+    decode first): what the manifest keeps (the detections in the frame the layout ran in,
+    with the affine back to the photo's own pixels) and, with ``previews``, a JPEG thumbnail
+    of the annotated photo. Never raises for a bad photo: ``{"ok": False, "error": …}``."""
+    from hupai.vision.images import ImageError, photo_bytes
+    from hupai.vision.reading import read_photo_image
 
     began = time.perf_counter()
     try:
         if data is None:
-            data = path.read_bytes()
-        image = load_image(path)
+            data = photo_bytes(path)
+        image, reading = read_photo_image(data, detector=detector, namer=namer, source=rel)
     except (ImageError, OSError) as exc:
         return {"rel": rel, "ok": False, "error": _error_text(exc, path, rel)}
-    try:
-        det, to_image, angle, passes = detect_photo(detector, image, finder=namer is not None)
-        named = name_tiles(namer, image, det, to_image) if namer is not None else None
-        if named is not None:
-            det = named.detections
-        h, w = image.shape[:2]
-        out: dict[str, Any] = {
-            "rel": rel,
-            "ok": True,
-            "sha256": sha256_bytes(data),
-            "width": int(w),
-            "height": int(h),
-            "frame": {
-                "xyxy": _floats(det.xyxy),
-                "confidence": _floats(det.confidence),
-                "class_id": [int(c) for c in det.class_id],
-            },
-            "to_image": _floats(to_image),
-            "angle": float(angle),
-            "passes": list(passes),
-        }
-        if named is not None:  # the namer's alternatives travel with the labels
-            out["frame"]["alternatives"] = named.alternatives.tolist()
-            out["frame"]["alternative_probs"] = _floats(named.alternative_probs)
-            if named.box_confidence is not None:  # the finder's own doubt, for `confident`
-                out["frame"]["box_confidence"] = _floats(named.box_confidence)
-        out["seconds"] = round(time.perf_counter() - began, 4)
-        if previews:
-            out["thumb"] = thumbnail(image, reading_of(out, rel))
-        return out
     except Exception as exc:  # a photo that trips the pipeline must not stop the run
         return {
             "rel": rel,
             "ok": False,
             "error": f"{rel}: cannot be read ({type(exc).__name__}: {exc})",
         }
+    frame = reading.extra["frame"]
+    det = reading.detections  # names and scores as in the frame, one row per tile
+    out: dict[str, Any] = {
+        "rel": rel,
+        "ok": True,
+        "sha256": sha256_bytes(data),
+        "width": int(reading.width),
+        "height": int(reading.height),
+        "frame": {
+            "xyxy": _floats(frame["xyxy"]),
+            "confidence": _floats(det.confidence),
+            "class_id": [int(c) for c in det.class_id],
+        },
+        "to_image": _floats(frame["to_image"]),
+        "angle": float(frame["angle"] or 0.0),
+        "passes": list(reading.passes),
+    }
+    if reading.alternatives is not None and reading.alternative_probs is not None:
+        out["frame"]["alternatives"] = reading.alternatives.tolist()
+        out["frame"]["alternative_probs"] = _floats(reading.alternative_probs)
+        if frame.get("box_confidence") is not None:  # the finder's own doubt, for `confident`
+            out["frame"]["box_confidence"] = _floats(frame["box_confidence"])
+    out["seconds"] = round(time.perf_counter() - began, 4)
+    if previews:
+        out["thumb"] = thumbnail(image, reading_of(out, rel))
+    return out
 
 
 def _error_text(exc: Exception, path: Path, rel: str) -> str:

@@ -162,6 +162,15 @@ def augment(rng: np.random.Generator, stored: NDArray[np.uint8], size: int) -> N
     img = cv2.warpAffine(
         stored, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT
     )
+    return photometric(rng, img)
+
+
+def photometric(rng: np.random.Generator, img: Any) -> NDArray[np.uint8]:
+    """The label-keeping changes of colour and quality: other inks, grey, light, white
+    balance, noise, blur, a small source upscaled, JPEG."""
+    import cv2
+
+    size = img.shape[0]
     if rng.random() < 0.15:  # another set's inks: swap the colour channels
         img = img[:, :, rng.permutation(3)]
     if rng.random() < 0.05:
@@ -206,8 +215,11 @@ def centre_inputs(stored: NDArray[np.uint8], size: int) -> NDArray[np.uint8]:
 # -- stage 1: crops --------------------------------------------------------------------------
 
 
-def build_crops(cfg: NamerConfig, log: Callable[[str], None]) -> dict[str, Path]:
-    """The crop sets the recipe needs (built once, then reused)."""
+def build_crops(
+    cfg: NamerConfig, log: Callable[[str], None], skip: frozenset[str] = frozenset()
+) -> dict[str, Path]:
+    """The crop sets the recipe needs (built once, then reused); ``skip``: hard-case sets
+    (``hard-train``, ``clutter-val``, …) not to build (a run that does not use them)."""
     data = Path(cfg.data)
     real = Path(cfg.real)
     tag = "-photos" if cfg.photos else ""
@@ -250,11 +262,16 @@ def build_crops(cfg: NamerConfig, log: Callable[[str], None]) -> dict[str, Path]
             )
             crops.save(paths[key])
             log(f"crops: {paths[key]} ({len(crops)} crops, {time.perf_counter() - began:.0f} s)")
-    _build_hard_crops(cfg, paths, log)
+    _build_hard_crops(cfg, paths, log, skip)
     return paths
 
 
-def _build_hard_crops(cfg: NamerConfig, paths: dict[str, Path], log: Callable[[str], None]) -> None:
+def _build_hard_crops(
+    cfg: NamerConfig,
+    paths: dict[str, Path],
+    log: Callable[[str], None],
+    skip: frozenset[str] = frozenset(),
+) -> None:
     from hupai.datasets.hard_crops import clutter_crops, hard_crops_from_yolo, sheet_crops
 
     real = Path(cfg.real)
@@ -280,7 +297,7 @@ def _build_hard_crops(cfg: NamerConfig, paths: dict[str, Path], log: Callable[[s
         ),
     }
     for key, build in builders.items():
-        if key.startswith("kde-") and not cfg.kde_share:
+        if key in skip or (key.startswith("kde-") and not cfg.kde_share):
             continue  # KDE's tilesets are fetched and drawn only for a run that uses them
         if key.startswith("gen-") and not cfg.gen_share:
             continue
@@ -618,17 +635,23 @@ class RunLog:
             f.write(text + "\n")
 
 
-def run(cfg: NamerConfig) -> Path:
-    """Every stage not yet done; returns ``best.pt``."""
+def start_run(run_dir: Path, config: dict[str, Any], threads: int) -> RunLog:
+    """A run's folder (``weights/``, ``config.json`` the first time), its log, torch's threads."""
     import torch
 
-    run_dir = cfg.run_dir
     (run_dir / "weights").mkdir(parents=True, exist_ok=True)
-    log = RunLog(run_dir / "train.log")
     cfg_path = run_dir / "config.json"
     if not cfg_path.exists():
-        cfg_path.write_text(json.dumps(asdict(cfg), indent=2) + "\n")
-    torch.set_num_threads(cfg.threads)
+        cfg_path.write_text(json.dumps(config, indent=2) + "\n")
+    torch.set_num_threads(threads)
+    return RunLog(run_dir / "train.log")
+
+
+def run(cfg: NamerConfig) -> Path:
+    """Every stage not yet done; returns ``best.pt``."""
+
+    run_dir = cfg.run_dir
+    log = start_run(run_dir, asdict(cfg), cfg.threads)
     paths = build_crops(cfg, log)
     real_train, real_val = CropSet.load(paths["real-train"]), CropSet.load(paths["real-val"])
 
@@ -674,16 +697,11 @@ def run(cfg: NamerConfig) -> Path:
     if cfg.init and not last.exists():
         log(f"start: from {cfg.init}")
     if last.exists():
-        ckpt = torch.load(last, map_location="cpu", weights_only=False)
-        model.load_state_dict(ckpt["model"])
-        state = ckpt["train_state"]
-        best_acc = float(ckpt.get("best_acc", -1.0))
-        log(f"resume: from epoch {state['epoch'] + 1}")
+        state, best_acc = resume(model, last, log)
     model.to(cfg.device)
     val_inputs = centre_inputs(real_val.images, cfg.size)
     sval_inputs = centre_inputs(synth_val.images, cfg.size)
     check_inputs = {key: centre_inputs(c.images, cfg.size) for key, c in checks.items()}
-    history_path = run_dir / "history.jsonl"
 
     def on_epoch(epoch: int, train_state: dict[str, Any]) -> None:
         nonlocal best_acc
@@ -704,8 +722,6 @@ def run(cfg: NamerConfig) -> Path:
             "hard": hard,
             "score": score,
         }
-        with history_path.open("a") as f:
-            f.write(json.dumps(row) + "\n")
         log(
             f"epoch {epoch + 1}: val acc {val['accuracy']:.4f} (tiles {val['tiles_accuracy']:.4f},"
             f" reject {val['reject_recall']}) synth val {sval['accuracy']:.4f} "
@@ -720,12 +736,8 @@ def run(cfg: NamerConfig) -> Path:
             "config": asdict(cfg),
             "val": val,
         }
-        torch.save(ckpt, last.with_suffix(".tmp"))
-        last.with_suffix(".tmp").replace(last)
-        if score > best_acc:
-            best_acc = score
-            torch.save(ckpt, best)
-            log(f"  best so far: {best}")
+        save_epoch(ckpt, row, run_dir, score > best_acc, log)
+        best_acc = max(best_acc, score)
 
     train_epochs(
         model,
@@ -742,6 +754,38 @@ def run(cfg: NamerConfig) -> Path:
         log=log,
     )
     return best
+
+
+def resume(model: Any, last: Path, log: Callable[[str], None]) -> tuple[dict[str, Any], float]:
+    """Load ``last.pt`` into ``model``: (its training state, the best score so far)."""
+    import torch
+
+    ckpt = torch.load(last, map_location="cpu", weights_only=False)
+    model.load_state_dict(ckpt["model"])
+    state: dict[str, Any] = ckpt["train_state"]
+    log(f"resume: from epoch {state['epoch'] + 1}")
+    return state, float(ckpt.get("best_acc", -1.0))
+
+
+def save_epoch(
+    ckpt: dict[str, Any],
+    row: dict[str, Any],
+    run_dir: Path,
+    better: bool,
+    log: Callable[[str], None],
+) -> None:
+    """An epoch's row in ``history.jsonl``; ``last.pt`` (written beside, then renamed: an
+    interruption leaves the previous one whole) and, when ``better``, ``best.pt``."""
+    import torch
+
+    with (run_dir / "history.jsonl").open("a") as f:
+        f.write(json.dumps(row) + "\n")
+    last, best = run_dir / "weights" / "last.pt", run_dir / "weights" / "best.pt"
+    torch.save(ckpt, last.with_suffix(".tmp"))
+    last.with_suffix(".tmp").replace(last)
+    if better:
+        torch.save(ckpt, best)
+        log(f"  best so far: {best}")
 
 
 # -- stage 4: export -------------------------------------------------------------------------

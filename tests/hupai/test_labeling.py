@@ -431,3 +431,25 @@ def test_a_namer_names_the_boxes_and_its_alternatives_reach_the_readings(
             for a, name in zip(alternatives, row["detections"]["class_name"], strict=True)
         )
         assert all(a["tile"] in CLASS_NAMES[0:34:2] for a in alternatives[0])
+
+
+def test_a_ray_worker_rebuilds_the_shipped_namer_with_its_partners() -> None:
+    """A Ray actor gets the namer's files as bytes: the blend or gate its manifest names
+    travels too (without it the actor could not open the shipped namer)."""
+    from hupai.vision.detector import REPO_MODELS, models_in
+    from hupai.vision.namer import Namer
+
+    from hupai.labeling.engines import RayLabeller, namer_files
+
+    finder, namer = models_in(REPO_MODELS)
+    shipped = Namer(namer)
+    partners = [p.path.name for p in (shipped.blend, shipped.gate) if p is not None]
+    files = namer_files(namer)
+    assert {namer.name, *partners} <= set(files)
+    blob = {"onnx": finder.read_bytes(), "json": finder.with_suffix(".json").read_bytes()}
+    actor = RayLabeller(
+        {**blob, "namer": namer.name.encode(), "namer_files": files}, 1, 0.25, False
+    )
+    assert actor.namer is not None
+    assert (actor.namer.blend is None) == (shipped.blend is None)
+    assert actor.namer.manifest.views == shipped.manifest.views

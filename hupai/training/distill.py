@@ -1,0 +1,399 @@
+"""``hupai train distill``: one namer, one view, taught to give the shipped ensemble's
+probabilities — the last step of the namer recipe (torch; the ``train`` extra). Offline,
+resumable.
+
+The reader names each box four times today: two namers (the namer and the blend named in its
+manifest) × two views (the crop cut at each of ``view_margins``), the probabilities
+averaged. The **teacher** is that ensemble exactly as the runtime runs it (the teacher's
+ONNX through :class:`hupai.vision.namer.Namer`, int8 as shipped); the **student** is one
+EfficientNet-Lite0 that sees one view (margin :data:`hupai.vision.namer.CROP_MARGIN`). Each
+training crop is augmented once (colour, noise, blur, JPEG on the stored crop; then one turn,
+shift, stretch and margin jitter cut at every view's margin), the teacher names the crop at
+its views, and the student learns to give the teacher's probabilities (soft cross-entropy),
+with a small share of the loss on the crop's own label (``label_weight``).
+
+Crops: the namer recipe's sets (:func:`hupai.training.namer.build_crops`): the real train
+crops (un-mirrored where the namer recipe judged mirror images; as stored otherwise), the
+synthetic scenes, and the hard negatives — boxes over two tiles and part tiles of the real
+photos, drawn clutter, other sets' rows — by the shares given. The epoch is chosen as the
+namer's is (:func:`hupai.training.namer.selection_score`: real val crops, then the hard-case
+val sets; never test). ``last.pt`` after every epoch (resume), ``best.pt`` by the score —
+checkpoints that ``hupai train namer-export`` exports like every namer (int8 with ``--int8``).
+
+Nothing here imports torch at module level.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from hupai.datasets.crops import CropSet
+from hupai.training.namer import (
+    NamerConfig,
+    _epoch_indices,
+    _sample_weights,
+    accuracy_report,
+    big_enough,
+    build_crops,
+    build_model,
+    crop_affine,
+    initial_model,
+    photometric,
+    predict,
+    resume,
+    save_epoch,
+    selection_score,
+    start_run,
+)
+from hupai.vision.namer import CROP_MARGIN, MEAN, STD, Namer, to_blob
+
+#: The hard-case crop sets by share name: (train set, val set) keys of ``build_crops``.
+HARD_SETS = {
+    "hard": ("hard-train", "hard-val"),
+    "clutter": ("clutter-train", "clutter-val"),
+    "sheet": ("sheet-train", "sheet-val"),
+}
+
+
+@dataclass(frozen=True)
+class DistillConfig:
+    name: str = "distill"
+    project: str = "runs"
+    data: str = "data/crops"
+    real: str = "data/real"
+    #: the teacher: a namer ONNX with the blend, gate and views its manifest names (None:
+    #: the shipped namer)
+    teacher: str | None = None
+    #: where the student starts: a checkpoint, or a namer ONNX rebuilt (None: the teacher's
+    #: own ONNX — the first of the ensemble's namers, already close)
+    init: str | None = None
+    synth_scenes: int = 3000
+    synth_val_scenes: int = 300
+    synth_seed: int = 101
+    synth_share: float = 0.35
+    hard_share: float = 0.10
+    clutter_share: float = 0.10
+    sheet_share: float = 0.0
+    clutter_crops: int = 20000
+    sheet_rows: int = 3000
+    epochs: int = 3
+    epoch_crops: int = 20000
+    batch: int = 64
+    lr: float = 5e-4
+    weight_decay: float = 1e-4
+    #: of the loss on the crop's own label (cross-entropy); the rest matches the teacher
+    label_weight: float = 0.2
+    label_smoothing: float = 0.05
+    size: int = 64
+    min_side: float = 20.0
+    flower_boost: float = 4.0
+    white_dragon_boost: float = 2.0
+    #: cut crops of val sets at most this many per set (0: all; a smoke run's few)
+    val_limit: int = 0
+    seed: int = 0
+    threads: int = 2
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.project) / self.name
+
+    def namer_config(self) -> NamerConfig:
+        """The namer recipe's config for what both share: the crop sets and the sampling."""
+        return NamerConfig(
+            name=self.name,
+            project=self.project,
+            data=self.data,
+            real=self.real,
+            synth_scenes=self.synth_scenes,
+            synth_val_scenes=self.synth_val_scenes,
+            synth_seed=self.synth_seed,
+            size=self.size,
+            clutter_crops=self.clutter_crops,
+            sheet_rows=self.sheet_rows,
+            flower_boost=self.flower_boost,
+            white_dragon_boost=self.white_dragon_boost,
+            min_side=self.min_side,
+            seed=self.seed,
+            threads=self.threads,
+        )
+
+    def shares(self) -> dict[str, float]:
+        return {"hard": self.hard_share, "clutter": self.clutter_share, "sheet": self.sheet_share}
+
+
+# -- augmentation: one crop, every view -------------------------------------------------------
+
+
+def augment_views(
+    rng: np.random.Generator, stored: NDArray[np.uint8], size: int, margins: Sequence[float]
+) -> list[NDArray[np.uint8]]:
+    """One training crop cut at each of ``margins`` with the same turn, shift, stretch and
+    margin jitter (label-preserving: no mirror images)."""
+    import cv2
+
+    img = photometric(rng, stored)  # on the stored crop: every view cuts the same pixels
+    angle = 180.0 * int(rng.integers(2)) + float(rng.normal(0, 6))
+    if rng.random() < 0.2:
+        angle += float(rng.uniform(-30, 30))
+    s = float(np.exp(rng.normal(0, 0.07)))
+    jitter = float(rng.uniform(-0.10, 0.10))
+    shift = (float(rng.normal(0, 0.04)), float(rng.normal(0, 0.04)))
+    scale_xy = (s * float(np.exp(rng.normal(0, 0.05))), s)
+    views = []
+    for margin in margins:
+        m = crop_affine(size, margin + jitter, shift=shift, scale_xy=scale_xy, angle=angle)
+        views.append(
+            np.asarray(
+                cv2.warpAffine(
+                    img, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT
+                ),
+                np.uint8,
+            )
+        )
+    return views
+
+
+def inputs_at(stored: NDArray[np.uint8], size: int, margin: float) -> NDArray[np.uint8]:
+    """Stored crops → the runtime's inputs at ``margin`` (no jitter)."""
+    import cv2
+
+    m = crop_affine(size, margin)
+    if not len(stored):
+        return np.zeros((0, size, size, 3), np.uint8)
+    return np.stack(
+        [
+            cv2.warpAffine(s, m, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT)
+            for s in stored
+        ]
+    )
+
+
+# -- the teacher -------------------------------------------------------------------------------
+
+
+class Teacher:
+    """The shipped ensemble as the runtime runs it: its namers and its views."""
+
+    def __init__(self, model: str | None, threads: int) -> None:
+        self.namer = Namer(model, threads=threads)
+        self.margins = self.namer.manifest.views
+
+    def probs(self, views: Sequence[NDArray[np.uint8]]) -> NDArray[np.float64]:
+        """Probabilities of crops given at each of :attr:`margins` (``views[k]``: (n, s, s, 3))."""
+        by_margin = dict(zip(self.margins, views, strict=True))
+        return np.asarray(self.namer.name_views(by_margin.__getitem__).probs, np.float64)
+
+    def describe(self) -> dict[str, Any]:
+        m = self.namer.manifest
+        return {
+            "namer": str(self.namer.path),
+            "blend": None if m.blend is None else {"file": m.blend[0], "weight": m.blend[1]},
+            "gate": None if m.gate is None else {"file": m.gate[0], "reject_above": m.gate[1]},
+            "views": list(self.margins),
+        }
+
+
+# -- training ----------------------------------------------------------------------------------
+
+
+def distill_loss(logits: Any, teacher: Any, labels: Any, cfg: DistillConfig) -> Any:
+    """Soft cross-entropy against the teacher's probabilities, plus ``label_weight`` of the
+    cross-entropy on the labels."""
+    import torch
+
+    logp = torch.log_softmax(logits, dim=1)
+    soft = -(teacher * logp).sum(dim=1).mean()
+    if cfg.label_weight <= 0:
+        return soft
+    hard = torch.nn.functional.cross_entropy(logits, labels, label_smoothing=cfg.label_smoothing)
+    return (1 - cfg.label_weight) * soft + cfg.label_weight * hard
+
+
+def distill_epochs(
+    model: Any,
+    teacher: Teacher,
+    sets: Sequence[tuple[CropSet, float]],
+    cfg: DistillConfig,
+    *,
+    state: dict[str, Any] | None,
+    on_epoch: Callable[[int, dict[str, Any]], None],
+    log: Callable[[str], None],
+) -> None:
+    """Teach ``model`` on crop sets drawn with the given shares of each epoch, one-cycle
+    learning rate over all epochs, batch norms frozen (a student rebuilt from ONNX has them
+    folded); ``on_epoch(epoch, state)`` checkpoints; ``state`` resumes."""
+    import torch
+
+    from hupai.training.namer_onnx import freeze_batch_norms
+
+    torch.manual_seed(cfg.seed)
+    steps = max(1, cfg.epoch_crops // cfg.batch)
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    sched = torch.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=cfg.lr, total_steps=cfg.epochs * steps, pct_start=0.15
+    )
+    start = 0
+    if state is not None:
+        opt.load_state_dict(state["optimizer"])
+        sched.load_state_dict(state["scheduler"])
+        start = int(state["epoch"]) + 1
+    ncfg = cfg.namer_config()
+    weights = [_sample_weights(s, ncfg) for s, _ in sets]
+    margins = (CROP_MARGIN, *teacher.margins)  # the student's view first
+    for epoch in range(start, cfg.epochs):
+        rng = np.random.default_rng([cfg.seed, epoch])
+        pick = _epoch_indices(rng, sets, weights, steps * cfg.batch)
+        model.train()
+        freeze_batch_norms(model)
+        began, seen, agree, correct, total = time.perf_counter(), 0, 0, 0, 0.0
+        for step in range(steps):
+            rows = pick[step * cfg.batch : (step + 1) * cfg.batch]
+            cut = [augment_views(rng, sets[k][0].images[i], cfg.size, margins) for k, i in rows]
+            views = [np.stack([c[v] for c in cut]) for v in range(len(margins))]
+            target = teacher.probs(views[1:])
+            y = torch.from_numpy(np.array([sets[k][0].labels[i] for k, i in rows], np.int64))
+            t = torch.from_numpy(target.astype(np.float32))
+            logits = model(torch.from_numpy(to_blob(views[0], MEAN, STD)))
+            loss = distill_loss(logits, t, y, cfg)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            seen += len(y)
+            best = logits.argmax(1)
+            agree += int((best == t.argmax(1)).sum())
+            correct += int((best == y).sum())
+            total += float(loss.detach()) * len(y)
+            if (step + 1) % 50 == 0:
+                rate = seen / (time.perf_counter() - began)
+                log(
+                    f"  epoch {epoch + 1}/{cfg.epochs} step {step + 1}/{steps} loss "
+                    f"{total / seen:.4f} agrees {agree / seen:.4f} acc {correct / seen:.4f} "
+                    f"{rate:.1f} crops/s"
+                )
+        on_epoch(
+            epoch,
+            {
+                "epoch": epoch,
+                "optimizer": opt.state_dict(),
+                "scheduler": sched.state_dict(),
+                "train_loss": total / max(seen, 1),
+                "train_acc": correct / max(seen, 1),
+                "train_agreement": agree / max(seen, 1),
+                "seconds": time.perf_counter() - began,
+            },
+        )
+
+
+def _limited(crops: CropSet, n: int) -> CropSet:
+    if not n or len(crops) <= n:
+        return crops
+    keep = np.random.default_rng(0).choice(len(crops), n, replace=False)
+    return crops.subset(np.sort(keep))
+
+
+def run(cfg: DistillConfig) -> Path:
+    """The crops (built once), then every epoch not yet done; returns ``best.pt``."""
+
+    run_dir = cfg.run_dir
+    log = start_run(run_dir, asdict(cfg), cfg.threads)
+    shares = cfg.shares()
+    unused = {key for kind, keys in HARD_SETS.items() if not shares[kind] for key in keys}
+    paths = build_crops(cfg.namer_config(), log, skip=frozenset(unused))
+    unmirrored = Path(cfg.data) / "real-train-unmirrored.npz"
+    real_train = CropSet.load(unmirrored if unmirrored.exists() else paths["real-train"])
+    real_train = big_enough(real_train, cfg.min_side)
+    synth_train = big_enough(CropSet.load(paths["synth-train"]), cfg.min_side)
+    hard_sets = [
+        (CropSet.load(paths[HARD_SETS[kind][0]]), share)
+        for kind, share in shares.items()
+        if share > 0
+    ]
+    real_val = _limited(CropSet.load(paths["real-val"]), cfg.val_limit)
+    checks = {
+        HARD_SETS[kind][1]: _limited(CropSet.load(paths[HARD_SETS[kind][1]]), cfg.val_limit)
+        for kind, share in shares.items()
+        if share > 0
+    }
+    teacher = Teacher(cfg.teacher, cfg.threads)
+    init = cfg.init or str(teacher.namer.path)
+    log(
+        f"distill: teacher {json.dumps(teacher.describe())}; student from {init}; real "
+        f"{len(real_train)} crops, synthetic {len(synth_train)}, "
+        + ", ".join(f"{k} {s:.2f}" for k, s in shares.items())
+    )
+
+    last, best = run_dir / "weights" / "last.pt", run_dir / "weights" / "best.pt"
+    state, best_score = None, -1.0
+    if not last.exists():
+        model = initial_model(init)
+    else:
+        model = build_model()
+        state, best_score = resume(model, last, log)
+    val_inputs = inputs_at(real_val.images, cfg.size, CROP_MARGIN)
+    teacher_val = teacher.probs([inputs_at(real_val.images, cfg.size, m) for m in teacher.margins])
+    check_inputs = {k: inputs_at(c.images, cfg.size, CROP_MARGIN) for k, c in checks.items()}
+    log("teacher on real val crops: " + json.dumps(accuracy_report(teacher_val, real_val.labels)))
+
+    def on_epoch(epoch: int, train_state: dict[str, Any]) -> None:
+        nonlocal best_score
+        probs = predict(model, val_inputs)
+        val = accuracy_report(probs, real_val.labels)
+        val["teacher_agreement"] = float((probs.argmax(1) == teacher_val.argmax(1)).mean())
+        val["teacher_kl"] = _kl(teacher_val, probs)
+        hard = {
+            k: accuracy_report(predict(model, check_inputs[k]), c.labels) for k, c in checks.items()
+        }
+        score = selection_score(val, hard)
+        row = {
+            "epoch": epoch + 1,
+            **{k: train_state[k] for k in ("train_loss", "train_acc", "train_agreement")},
+            "seconds": round(train_state["seconds"]),
+            "val": val,
+            "hard": hard,
+            "score": score,
+        }
+        log(
+            f"epoch {epoch + 1}: val acc {val['accuracy']:.4f} (tiles "
+            f"{val['tiles_accuracy']:.4f}, reject {val['reject_recall']}) agrees with the "
+            f"teacher {val['teacher_agreement']:.4f} KL {val['teacher_kl']:.4f} | "
+            + " ".join(f"{k} {v['accuracy']:.4f}" for k, v in hard.items())
+            + f" | score {score:.4f}"
+        )
+        ckpt = {
+            "model": model.state_dict(),
+            "train_state": train_state,
+            "best_acc": max(best_score, score),
+            "config": {**asdict(cfg), "kind": "distilled", "teacher": teacher.describe()},
+            "val": val,
+        }
+        save_epoch(ckpt, row, run_dir, score > best_score, log)
+        best_score = max(best_score, score)
+
+    rest = 1 - cfg.synth_share - sum(share for _, share in hard_sets)
+    distill_epochs(
+        model,
+        teacher,
+        [(real_train, rest), (synth_train, cfg.synth_share), *hard_sets],
+        cfg,
+        state=state,
+        on_epoch=on_epoch,
+        log=log,
+    )
+    return best
+
+
+def _kl(p: NDArray[np.float64], q: NDArray[np.float64]) -> float:
+    """Mean KL(p ‖ q) over rows."""
+    if not len(p):
+        return 0.0
+    eps = 1e-9
+    return float(np.mean(np.sum(p * (np.log(p + eps) - np.log(q + eps)), axis=1)))
