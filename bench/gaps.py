@@ -44,11 +44,10 @@ def without(det: Detections, i: int) -> Detections:
 
 
 def read_all(folder: Path, split: str, model: str | None, namer: str | None) -> list[tuple]:
+    from hupai.evaluation import dataset_class_map, find_samples, load_truth
     from hupai.vision.detector import Detector, load_image
     from hupai.vision.namer import Namer
     from hupai.vision.reading import default_namer, read_image
-
-    from hupai.evaluation import dataset_class_map, find_samples, load_truth
 
     detector = Detector(model, threads=1)
     the_namer = Namer(namer, threads=1) if namer else default_namer(1)

@@ -89,11 +89,10 @@ def failure_kinds(truth: Detections, read: Detections, w: int, h: int) -> Counte
 
 
 def measure(folder: Path, model: str | None, namer: str | None) -> dict[str, float | None]:
+    from hupai.evaluation import dataset_class_map, find_samples, load_truth
     from hupai.vision.detector import Detector, load_image
     from hupai.vision.namer import Namer
     from hupai.vision.reading import default_namer, read_image
-
-    from hupai.evaluation import dataset_class_map, find_samples, load_truth
 
     detector = Detector(model, threads=1)
     the_namer = Namer(namer, threads=1) if namer else default_namer(1)

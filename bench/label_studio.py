@@ -54,12 +54,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     import uvicorn
-    from hupai.datasets.labelstudio import labelstudio_config
-    from hupai.vision.detector import SHIPPED_MODELS, models_in
 
     from hupai.commands.label_studio import model_version
+    from hupai.datasets.labelstudio import labelstudio_config
     from hupai.labeling.backend import BackendOptions
     from hupai.labeling.backend_app import create_app
+    from hupai.vision.detector import SHIPPED_MODELS, models_in
 
     finder, namer = models_in(args.models or SHIPPED_MODELS)
     with tempfile.TemporaryDirectory(prefix="hupai-lsbench-") as tmp:

@@ -26,14 +26,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from hupai.datasets.crops import CropSet  # noqa: E402
-from hupai.vision.namer import Namer  # noqa: E402
-
 from hupai.training.namer import (  # noqa: E402
     accuracy_report,
     art_set_of,
     big_enough,
     centre_inputs,
 )
+from hupai.vision.namer import Namer  # noqa: E402
 
 
 def timed(namer: Namer, crops: np.ndarray, batch: int, rounds: int) -> float:

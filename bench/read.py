@@ -121,10 +121,11 @@ class PeerDetector:
     that the large-photo strategies can be compared on a second model."""
 
     def __new__(cls, threads: int | None) -> Any:
-        from hupai.vision.detector import Detector, ModelManifest
         from mahjong_detector.predict import CLASS_NAMES as NAMES
         from mahjong_detector.predict import model_path
         from PIL import Image, ImageOps
+
+        from hupai.vision.detector import Detector, ModelManifest
 
         manifest = ModelManifest(
             "mahjong-detector", "0.0.6", tuple(NAMES), "images", (640, 640), pad_value=0
@@ -424,6 +425,7 @@ def plain_sessions() -> Iterator[None]:
     """Sessions opened inside are plain onnxruntime ones (threads that spin, as before the
     settings of issue #26), for a before/after row in one run."""
     import onnxruntime as ort
+
     from hupai.vision import detector
 
     chosen = detector.session_options
@@ -482,6 +484,7 @@ def sweep(detector: Any, namer: Any, photos: list[tuple[Path, Detections]]) -> N
     (:mod:`hupai.vision.photo_read`: a reduced decode first) — the ``again`` column counts those
     read again whole — and, for comparison, decoded whole then read."""
     import cv2
+
     from hupai.vision.images import DECODE_PIXELS, decode_image
     from hupai.vision.metrics import StageReport
     from hupai.vision.photo_read import read_photo_data

@@ -26,11 +26,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.heldout import HELD_OUT, write_scenes  # noqa: E402
 from hupai.datasets.sheets import fetch, held_out_glyphs  # noqa: E402
 from hupai.datasets.synth.render import Renderer  # noqa: E402
 from hupai.datasets.yolo import data_yaml_text  # noqa: E402
-
-from bench.heldout import HELD_OUT, write_scenes  # noqa: E402
 
 
 def corrected_folder(out: Path, n: int, seed: int) -> Path:
@@ -63,10 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--finder", default="keep", choices=("auto", "train", "keep"))
     args = parser.parse_args(argv)
 
-    from hupai.vision.detector import SHIPPED_MODELS, models_in
-
     from hupai.evaluation import run
     from hupai.labeling.retrain import RetrainOptions, format_table, retrain
+    from hupai.vision.detector import SHIPPED_MODELS, models_in
 
     corrected = corrected_folder(args.out / "corrected", args.n, args.seed)
     opts = RetrainOptions(

@@ -61,9 +61,8 @@ def settings(threads: int) -> dict[str, Any]:
 
 def inputs(root: Path) -> tuple[np.ndarray, np.ndarray]:
     """One real val photo letterboxed to 512 and 32 real val crops, as the reader makes them."""
-    from hupai.vision.namer import to_blob
-
     from hupai.training.quantize import Role, finder_inputs, namer_crops, real_photos
+    from hupai.vision.namer import to_blob
 
     photos = real_photos(root, "val")
     photo = next(finder_inputs(Role("finder", "images", 512, {}), photos[:1]))

@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
+
 from hupai.datasets.synth.art import build_cache, load_glyphs
 from hupai.datasets.synth.generate import generate
 from hupai.datasets.synth.render import Renderer, RenderOptions

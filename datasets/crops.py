@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
+
 from hupai.datasets.labels import LabelBox, LabelError, load_yolo_labels
 from hupai.vision.detections import box_iou
 from hupai.vision.namer import REJECT, crop_box
-from numpy.typing import NDArray
 
 #: Stored crops: this size, the box widened by this margin on every side.
 STORE_SIZE = 96
@@ -271,6 +272,7 @@ def _init_renderer(
     photos: tuple[str, ...] = (),
 ) -> None:
     import cv2
+
     from hupai.datasets.synth.art import load_glyphs
     from hupai.datasets.synth.render import Renderer
 

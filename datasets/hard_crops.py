@@ -8,11 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
+
 from hupai.datasets.clutter import clutter_crop
 from hupai.datasets.crops import STORE_MARGIN, STORE_SIZE, CropSet, _Collector, labelled_photos
 from hupai.datasets.hard_negatives import part_tile_crops, straddle_boxes
 from hupai.vision.namer import REJECT, crop_box
-from numpy.typing import NDArray
 
 Rng = np.random.Generator
 

@@ -18,8 +18,9 @@ edge: the namer's hard negatives taken from labelled photos.
 from __future__ import annotations
 
 import numpy as np
-from hupai.vision.detections import box_iou
 from numpy.typing import NDArray
+
+from hupai.vision.detections import box_iou
 
 Rng = np.random.Generator
 Boxes = NDArray[np.float64]

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
 from hupai.datasets.labels import LabelBox
 from hupai.vision.detections import Detections
 

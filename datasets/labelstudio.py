@@ -32,6 +32,7 @@ from typing import Any, Literal
 from xml.sax.saxutils import quoteattr
 
 import numpy as np
+
 from hupai.datasets.image_labels import ImageLabels
 from hupai.datasets.labels import LabelError
 from hupai.vision.classes import CLASS_NAMES, class_by_name

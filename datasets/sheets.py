@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
+
 from hupai.scoring.tiles import Tile
 from hupai.vision.classes import class_of
-from numpy.typing import NDArray
 
 Rng = np.random.Generator
 DEFAULT_CACHE = Path("data/debian-art")
@@ -130,6 +131,7 @@ def row_scene(rng: Rng, tiles: list[SheetTile], size: int = 320) -> RowScene:
     """A row of 3–8 tiles of one art standing edge to edge (some rows with look-alikes
     among them), stretched tall or squat, seen from a seated player down to a low webcam."""
     import cv2
+
     from hupai.datasets.synth.surfaces import table_texture
 
     art = [t for t in tiles if t.cls is not None]

@@ -29,15 +29,16 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import Engine, create_engine, event, func, inspect, make_url, select, update
+from sqlalchemy.exc import ArgumentError, InterfaceError, NoSuchModuleError, OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+
 from hupai.ledger.models import GameTable, HandPhoto, HandRow, TableKey, TableOptions, now
 from hupai.scoring import ScoringInputError, city_names, get_city
 from hupai.scoring.fields import parse_dataclass
 from hupai.scoring.game import GameState, PlayedHand, TableSetup, play
 from hupai.scoring.house import HouseRules
 from hupai.scoring.quoting import quote
-from sqlalchemy import Engine, create_engine, event, func, inspect, make_url, select, update
-from sqlalchemy.exc import ArgumentError, InterfaceError, NoSuchModuleError, OperationalError
-from sqlalchemy.orm import Session, sessionmaker
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 MAX_NAME = 40

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import anyio.to_thread
 from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
+
 from hupai.scoring import ScoringInputError, city_names, describe_cities
 from hupai.service.dependencies import (
     AnnotatedStore,

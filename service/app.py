@@ -16,6 +16,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+
 from hupai.ledger.store import Ledger
 from hupai.scoring import city_names
 from hupai.service import errors, redact

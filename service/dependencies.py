@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 from fastapi import Request
+
 from hupai.service.errors import ApiError
 from hupai.service.limits import RateLimit
 from hupai.service.reader import Reader

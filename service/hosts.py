@@ -16,8 +16,9 @@ from __future__ import annotations
 import ipaddress
 from fnmatch import fnmatchcase
 
-from hupai.service.errors import ApiError, send_error
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from hupai.service.errors import ApiError, send_error
 
 
 def allowed(host: str, names: list[str]) -> bool:

@@ -7,6 +7,7 @@ from typing import Any
 
 import anyio.to_thread
 from fastapi import UploadFile
+
 from hupai.scoring import ScoringInputError, city_names, get_city
 from hupai.scoring.tiles import Tile, TileError
 from hupai.service.errors import ApiError

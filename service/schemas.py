@@ -11,8 +11,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from hupai.scoring.hand import WinMethod
 from pydantic import BaseModel, ConfigDict, Field
+
+from hupai.scoring.hand import WinMethod
 
 SEAT_NAMES = ("East", "South", "West", "North")
 

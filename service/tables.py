@@ -28,6 +28,7 @@ from fastapi import (
     UploadFile,
 )
 from fastapi.responses import JSONResponse, Response
+
 from hupai.ledger.store import Ledger, LedgerError, PhotoRecord
 from hupai.scoring.fields import describe_fields
 from hupai.scoring.house import HouseRules

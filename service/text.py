@@ -18,10 +18,11 @@ from __future__ import annotations
 from typing import Any
 
 import anyio.to_thread
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
 from hupai.scoring import ScoringInputError
 from hupai.scoring.request import loads_request, non_text
 from hupai.service.errors import ApiError, send_error
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
 def check_text(value: Any, field: str) -> None:

@@ -7,6 +7,7 @@ import itertools
 from pathlib import Path
 
 import numpy as np
+
 from hupai.scoring.tiles import format_tiles
 from hupai.vision.classes import CLASS_NAMES
 from hupai.vision.detector import Image, ImageError

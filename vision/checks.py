@@ -16,11 +16,12 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+from numpy.typing import NDArray
+
 from hupai.scoring.tiles import Tile
 from hupai.vision.classes import CLASS_NAMES, tile_of
 from hupai.vision.detections import Detections
 from hupai.vision.result import ReadingWarning, ReadMeld
-from numpy.typing import NDArray
 
 #: Confidence under which a tile is reported as uncertain.
 LOW_CONFIDENCE = 0.5

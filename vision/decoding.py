@@ -16,10 +16,11 @@ copies exist). Face-down backs are not capped.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
+
 from hupai.scoring.tiles import EVERY_TILE
 from hupai.vision.classes import BACK
 from hupai.vision.namer import NAMER_CLASSES, REJECT
-from numpy.typing import NDArray
 
 #: Copies of each face-up class in a set: four of each kind, one of each flower.
 CAPS: tuple[int, ...] = tuple(1 if t.is_flower else 4 for t in EVERY_TILE)

@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
+
+from hupai import models
 from hupai.vision import images
 from hupai.vision.classes import CLASS_NAMES, CLASSES_VERSION
 from hupai.vision.detections import Detections
 from hupai.vision.images import ImageError as ImageError  # re-exported: the decoder's error
-from numpy.typing import NDArray
-
-from hupai import models
 
 #: The shipped models' folder (package data: the checkout's models/ or the installed copy).
 SHIPPED_MODELS = models.FOLDER

@@ -28,9 +28,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
+from numpy.typing import NDArray
+
 from hupai.vision.classes import BACK
 from hupai.vision.detections import Detections
-from numpy.typing import NDArray
 
 FIRST_FLOWER = 34
 

@@ -16,8 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from hupai.vision.detections import Detections, box_iou
 from numpy.typing import NDArray
+
+from hupai.vision.detections import Detections, box_iou
 
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 

@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from hupai.vision.classes import CLASS_NAMES, CLASSES_VERSION
 from numpy.typing import NDArray
+
+from hupai.vision.classes import CLASS_NAMES, CLASSES_VERSION
 
 #: The namer's classes: hupai's 43 and "not a tile".
 REJECT_NAME = "reject"

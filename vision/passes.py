@@ -12,11 +12,12 @@ from functools import cache
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
+
 from hupai.vision.deadline import check_deadline
 from hupai.vision.detections import Detections, box_corners
 from hupai.vision.detector import Detector, Image, merge_boxes
 from hupai.vision.layout import row_angle
-from numpy.typing import NDArray
 
 #: Zoom so that a tile's side spans about this many model-input pixels (the real training
 #: photos' tiles are 60-80 px at 640).

@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
+
 from hupai.vision.images import (
     DECODE_PIXELS,
     MAX_PIXELS,
@@ -35,7 +37,6 @@ from hupai.vision.images import (
     photo_size,
 )
 from hupai.vision.result import Reading
-from numpy.typing import NDArray
 
 #: The first decode's budget: a 12-MP JPEG (4032×3024) is decoded at 1/2 (2016×1512).
 FIRST_PIXELS = 4_000_000

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
+
 from hupai.scoring.tiles import Tile, format_tiles
 from hupai.vision.checks import LOW_CONFIDENCE, SMALL_TILE_PX, checks, is_confident, tiles_to_check
 from hupai.vision.classes import BACK, CLASS_NAMES, tile_of
@@ -31,7 +33,6 @@ from hupai.vision.layout import CalledFrom, MeldShape, Role, analyse, missing_ti
 from hupai.vision.namer import REJECT, Namer, NamerError
 from hupai.vision.passes import FINDER_CONF, detect_photo, featureless
 from hupai.vision.result import WARNING_CODES, Reading, ReadingWarning, ReadMeld
-from numpy.typing import NDArray
 
 __all__ = [
     "FINDER_CONF",

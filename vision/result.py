@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
+
 from hupai.scoring.tiles import Tile, format_tiles
 from hupai.vision.classes import CLASS_NAMES
 from hupai.vision.detections import Detections
 from hupai.vision.layout import HandLayout
-from numpy.typing import NDArray
 
 WARNING_CODES: dict[str, str] = {
     "no_tiles": "Photograph the hand from closer, in good light, tiles face up.",

@@ -102,6 +102,7 @@ def suggest(
     when the reading wins already, has no alternatives, or none of its near readings wins.
     ``wins(request_fields)`` asks the scorer about the photo's part of a request."""
     import numpy as np
+
     from hupai.vision.classes import class_by_name
 
     if reading.alternatives is None or not len(reading.detections):

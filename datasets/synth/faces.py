@@ -37,6 +37,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
 from hupai.datasets.synth.art import stored_glyph
 
 Rng = np.random.Generator

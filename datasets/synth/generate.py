@@ -130,6 +130,7 @@ def _init_worker(
     cache_folder: str, generated: Any = None, photos: tuple[str, ...] = (), photo_share: float = 0
 ) -> None:
     import cv2
+
     from hupai.datasets.synth.photos import load_photos
     from hupai.datasets.synth.render import Renderer
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 import numpy as np
+
 from hupai.scoring.tiles import EVERY_TILE, KINDS, Tile
 from hupai.vision.classes import BACK, class_of
 

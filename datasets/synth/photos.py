@@ -21,6 +21,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
 from hupai.datasets.sheets import DEFAULT_CACHE, fetch
 
 Rng = np.random.Generator

@@ -17,6 +17,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+
 from hupai.datasets.synth import effects, surfaces
 from hupai.datasets.synth.art import GlyphBank
 from hupai.datasets.synth.faces import RED_FIVES, TRAINING_FAMILIES, StyleGlyphs, random_style

@@ -4,8 +4,9 @@ connection in ``config.attributes["connection"]`` (or a URL in ``sqlalchemy.url`
 from __future__ import annotations
 
 from alembic import context
-from hupai.ledger.models import Base
 from sqlalchemy import create_engine
+
+from hupai.ledger.models import Base
 
 config = context.config
 target_metadata = Base.metadata

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from hupai.datasets.coco import coco_dict, coco_items, load_coco, save_coco
 from hupai.datasets.image_labels import ImageLabels
 from hupai.datasets.labels import LabelError

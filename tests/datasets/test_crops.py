@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 from hupai.datasets.crops import crops_from_yolo
 from hupai.datasets.labels import LabelError, load_yolo_labels
 

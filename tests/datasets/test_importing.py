@@ -11,11 +11,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+from hupai.cli import main
 from hupai.datasets.importing import import_labels
 from hupai.datasets.labels import LabelError, load_yolo_labels
 from hupai.vision.classes import CLASS_NAMES
-
-from hupai.cli import main
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "labelstudio"
 PHOTOS = Path(__file__).resolve().parents[1] / "vision" / "fixtures" / "real"

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from hupai.datasets.kde_tiles import ELEMENT_CLASSES, element_svg, tileset_glyphs
 from hupai.datasets.synth.art import ArtError, rasterise
 from hupai.scoring.tiles import Tile

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from hupai.datasets.image_labels import ImageLabels, from_yolo_boxes, to_yolo_boxes
 from hupai.datasets.labels import LabelError, format_yolo_line, parse_yolo_line
 from hupai.datasets.labelstudio import (

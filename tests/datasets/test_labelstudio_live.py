@@ -10,11 +10,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+
+from hupai.cli import main
 from hupai.datasets.importing import import_labels
 from hupai.datasets.labels import load_yolo_labels
 from hupai.vision.classes import CLASS_NAMES
-
-from hupai.cli import main
 
 pytestmark = pytest.mark.labelstudio
 EXECUTABLE = os.environ.get("HUPAI_LABEL_STUDIO", "")

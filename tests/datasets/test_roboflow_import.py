@@ -6,6 +6,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+
+from hupai.cli import main
 from hupai.datasets.labels import load_yolo_labels
 from hupai.datasets.roboflow import (
     ROBOFLOW_TO_NOTATION,
@@ -15,8 +17,6 @@ from hupai.datasets.roboflow import (
     read_class_names,
 )
 from hupai.vision.classes import BACK, class_by_name
-
-from hupai.cli import main
 
 FIXTURE = Path(__file__).parent / "fixtures" / "roboflow-mini"
 EMPTY = "hand_001_jpg.rf.016d6c3bca0cd0b1cd00d4169d31ebe0"

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hupai.datasets.synth import faces
-from hupai.datasets.synth.render import GeneratedFaces, Renderer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from hupai.datasets.synth import faces
+from hupai.datasets.synth.render import GeneratedFaces, Renderer
 
 MISSING = [f for f in faces.FAMILIES if not faces.installed_fonts(f)]
 pytestmark = pytest.mark.skipif(

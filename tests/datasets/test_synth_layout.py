@@ -6,6 +6,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+
 from hupai.datasets.synth.layout import (
     Layout,
     MeldKind,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from hupai.datasets.synth.art import (
     DEFAULT_ART_ROOT,
     DEFAULT_CACHE_ROOT,

@@ -35,8 +35,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "datasets"))
 
-from hupai.datasets.labelstudio import labelstudio_config  # noqa: E402
 from labelstudio_live import call, free_port, label_studio  # noqa: E402
+
+from hupai.datasets.labelstudio import labelstudio_config  # noqa: E402
 
 REPO = HERE.parents[1]
 REAL = REPO / "tests" / "vision" / "fixtures" / "real"

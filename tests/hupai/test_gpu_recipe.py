@@ -14,7 +14,6 @@ if importlib.util.find_spec("ultralytics") is None or importlib.util.find_spec("
     pytest.skip("needs the train extra (make train-deps)", allow_module_level=True)
 
 from hupai.datasets.synth.faces import usable_families
-
 from hupai.training.gpu import PACK_LIMIT, TINY, PackError, pack, run
 
 pytestmark = pytest.mark.train
@@ -48,6 +47,7 @@ def test_a_tiny_gpu_run_on_the_cpu_writes_both_models(
     assert json.loads((out / "summary.json").read_text())["minutes"] == summary["minutes"]
 
     import numpy as np
+
     from hupai.vision.detector import Detector
     from hupai.vision.namer import Namer
 

@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+
 from hupai.datasets.coco import load_coco
 from hupai.datasets.image_labels import to_yolo_boxes
 from hupai.datasets.labels import format_yolo_line, load_yolo_labels
 from hupai.datasets.labelstudio import load_labelstudio
-from hupai.vision.classes import CLASS_NAMES
-
 from hupai.labeling import LabelOptions, Store, run_label_job
+from hupai.vision.classes import CLASS_NAMES
 
 pytest.importorskip("onnx")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))  # the fake models
@@ -436,12 +436,11 @@ def test_a_namer_names_the_boxes_and_its_alternatives_reach_the_readings(
 def test_a_ray_worker_rebuilds_the_shipped_namer_with_its_partners() -> None:
     """A Ray actor gets the namer's files as bytes: the blend or gate its manifest names
     travels too (without it the actor could not open the shipped namer)."""
-    from hupai.vision.detector import REPO_MODELS, models_in
+    from hupai.labeling.engines import RayLabeller, namer_files
+    from hupai.vision.detector import SHIPPED_MODELS, models_in
     from hupai.vision.namer import Namer
 
-    from hupai.labeling.engines import RayLabeller, namer_files
-
-    finder, namer = models_in(REPO_MODELS)
+    finder, namer = models_in(SHIPPED_MODELS)
     shipped = Namer(namer)
     partners = [p.path.name for p in (shipped.blend, shipped.gate) if p is not None]
     files = namer_files(namer)

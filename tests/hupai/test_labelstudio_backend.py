@@ -20,11 +20,11 @@ from typing import Any
 
 import cv2
 import pytest
-from hupai.vision.classes import CLASS_NAMES
-from hupai.vision.detector import SHIPPED_MODELS, models_in
 
 from hupai.labeling.backend import BackendOptions, Config, TaskError
 from hupai.labeling.backend_app import Reader, create_app
+from hupai.vision.classes import CLASS_NAMES
+from hupai.vision.detector import SHIPPED_MODELS, models_in
 
 HERE = Path(__file__).resolve().parent
 
@@ -405,10 +405,9 @@ def test_start_training_exports_imports_and_runs_one_job(
 
 
 def _predict_regions(reader: Reader) -> list[dict[str, Any]]:
+    from hupai.labeling.backend import prediction
     from hupai.vision.images import load_image
     from hupai.vision.reading import read_image
-
-    from hupai.labeling.backend import prediction
 
     reading = read_image(load_image(REAL / "row14a.jpg"), detector=reader.detector,
                          namer=reader.namer)  # fmt: skip
@@ -615,6 +614,7 @@ def test_a_half_sent_head_is_closed_like_hupai_serve_does(reader: Reader) -> Non
     import socket
 
     import uvicorn
+
     from hupai.service.protocol import server_options
 
     opts = options(head_timeout=0.5)

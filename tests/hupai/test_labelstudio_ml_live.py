@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from hupai.vision.classes import CLASS_NAMES
 
 pytestmark = pytest.mark.labelstudio

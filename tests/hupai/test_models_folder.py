@@ -9,9 +9,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hupai.vision.detector import SHIPPED_MODELS, ModelError, models_in
 
 from hupai.cli import UserError, main, models_folder
+from hupai.vision.detector import SHIPPED_MODELS, ModelError, models_in
 
 # a credited real photo that ships with the tests (data/real is built, never in a fresh clone)
 REAL_PHOTO = sorted(
@@ -103,8 +103,9 @@ def test_the_service_settings_take_a_model_folder(tmp_path: Path) -> None:
 
 
 def test_the_service_settings_refuse_a_folder_without_a_pair(tmp_path: Path) -> None:
-    from hupai.service.settings import Settings
     from pydantic import ValidationError
+
+    from hupai.service.settings import Settings
 
     with pytest.raises(ValidationError, match="not a model folder"):
         Settings(_env_file=None, models=tmp_path)

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hupai.vision import photo_read
 
 from hupai.cli import main
+from hupai.vision import photo_read
 
 pytest.importorskip("onnx")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "vision"))  # the fake models
@@ -121,6 +121,7 @@ def test_hupai_eval(model: Path, photo: Path, reads: list[Any], tmp_path: Path) 
 
 def test_the_service(model: Path, photo: Path, reads: list[Any], tmp_path: Path) -> None:
     from fastapi.testclient import TestClient
+
     from hupai.service.app import create_app
     from hupai.service.settings import Settings
 
@@ -137,9 +138,8 @@ def test_the_service(model: Path, photo: Path, reads: list[Any], tmp_path: Path)
 
 
 def test_the_label_studio_backend(model: Path, photo: Path, reads: list[Any]) -> None:
-    from hupai.vision.detector import Detector
-
     from hupai.labeling.backend_app import Reader
+    from hupai.vision.detector import Detector
 
     reader = Reader.__new__(Reader)  # the fake detector names the tiles: no namer
     reader.detector, reader.namer = Detector(model), None

@@ -7,9 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hupai.vision.classes import CLASS_NAMES
 
 from hupai.labeling.retrain import RetrainError, corrected_photos, split_photos, write_yolo
+from hupai.vision.classes import CLASS_NAMES
 
 REAL = Path(__file__).resolve().parents[1] / "vision" / "fixtures" / "real"
 

@@ -14,9 +14,8 @@ import pytest
 if importlib.util.find_spec("efficientnet_lite_pytorch") is None:
     pytest.skip("needs the train extra (make train-deps)", allow_module_level=True)
 
-from hupai.vision.detector import models_in
-
 from hupai.cli import main
+from hupai.vision.detector import models_in
 
 pytestmark = pytest.mark.train
 REAL = Path(__file__).resolve().parents[2] / "data" / "real"

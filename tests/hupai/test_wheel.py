@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
 from hupai.scoring.tiles import parse_tiles
 
 ROOT = Path(__file__).resolve().parents[2]

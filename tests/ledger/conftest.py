@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from hupai.ledger.pgtemp import PostgresServer, PostgresUnavailable, temporary_postgres
 from hupai.ledger.store import Ledger
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from sqlalchemy import inspect
+
 from hupai.ledger.models import Base
 from hupai.ledger.store import Ledger, make_engine, migrate
-from sqlalchemy import inspect
 
 PLAYERS = ["Ann", "Bo", "Chen", "Dee"]
 WIN = {"winner": 2, "win": "self_draw", "hand": "123m456m789m123p55s", "win_tile": "5s"}

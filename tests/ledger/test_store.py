@@ -9,6 +9,7 @@ import threading
 from typing import Any
 
 import pytest
+
 from hupai.ledger.store import Invalid, Ledger, NotFound, PhotoRecord, ReadOnly, Stale
 
 PLAYERS = ["Ann", "Bo", "Chen", "Dee"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from hupai.ledger.store import Invalid, Ledger, ReadOnly, Stale
 
 PLAYERS = ["Ann", "Bo", "Chen", "Dee"]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from hupai.ledger import store as store_module
 from hupai.ledger.store import Ledger, WriteQueue
 
@@ -111,8 +112,9 @@ def test_a_write_waits_for_at_most_the_change_in_progress(
 
 
 def _table_id(ledger: Ledger, made: dict[str, Any]) -> int:
-    from hupai.ledger.models import GameTable
     from sqlalchemy import select
+
+    from hupai.ledger.models import GameTable
 
     with ledger._session(write=False) as session:
         return int(

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from hupai.scoring import ScoringInputError, result_to_dict, score
 
 GOLDEN_DIR = Path(__file__).parent / "golden"

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 import toy_city
+
 from hupai.scoring import (
     ItemGroup,
     ScoringInputError,

@@ -7,6 +7,9 @@ from collections import Counter
 from itertools import product
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from hupai.scoring.decompose import (
     Decomposition,
     GroupKind,
@@ -24,8 +27,6 @@ from hupai.scoring.decompose import (
     tiles,
 )
 from hupai.scoring.tiles import HAND_TILES, Tile, format_tiles
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 STANDARD = ShapeRules()
 EVERY_SHAPE = ShapeRules(

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from hupai.scoring import ScoringInputError
 from hupai.scoring.game import GameState, Seating, TableSetup, play, to_seats
 from hupai.scoring.shaanxi import ShaanxiTable
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 #: A self-drawn win each city scores (the winner is added by the test), in players' terms.
 SELF_DRAWN = {

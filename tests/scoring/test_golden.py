@@ -17,10 +17,10 @@ from golden_vectors import (
     cli_vectors,
     golden,
 )
-from hupai.scoring import get_city
-from hupai.scoring.house import HouseRules
 
 from hupai.cli import main as hupai_main
+from hupai.scoring import get_city
+from hupai.scoring.house import HouseRules
 
 
 @pytest.mark.parametrize("city", CITIES)

@@ -11,6 +11,10 @@ from typing import Any
 
 import pytest
 from golden_vectors import golden
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hupai.cli import main as hupai_main
 from hupai.scoring import ItemGroup, ScoringInputError, get_city, result_to_dict, score
 from hupai.scoring.guiyang import (
     CHICKEN,
@@ -21,10 +25,6 @@ from hupai.scoring.guiyang import (
     WildChickenMode,
 )
 from hupai.scoring.tiles import Tile, next_tile
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from hupai.cli import main as hupai_main
 
 GOLDEN = golden("guiyang")
 SEED_EXAMPLE = next(v for v in GOLDEN if v["id"] == "seed_worked_example")

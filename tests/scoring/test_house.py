@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 from golden_vectors import CITIES, golden, run, vector
-from hupai.scoring import ScoringInputError
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from hupai.scoring import ScoringInputError
 
 #: The seed's fishing check (000): the dealer self-draws a 5-point hand, fishing 1m 8s 6z.
 NANNING_SEED = vector("nanning", "seed-fishing-self-draw")["request"]

@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 from golden_vectors import golden
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
 from hupai.scoring import ScoringInputError, get_city, result_to_dict, score
 from hupai.scoring.decompose import all_sets
 from hupai.scoring.hand import MeldKind, previous_seat
@@ -28,8 +31,6 @@ from hupai.scoring.nanchang import (
     explosive,
 )
 from hupai.scoring.tiles import HAND_TILES, Tile, format_tiles
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
 
 GOLDEN = golden("nanchang")
 IDS = [v["id"] for v in GOLDEN]

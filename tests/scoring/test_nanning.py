@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 from golden_vectors import golden
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
 from hupai.scoring import ScoringInputError, get_city, result_to_dict, score
 from hupai.scoring.nanning import (
     ROWS,
@@ -19,8 +22,6 @@ from hupai.scoring.nanning import (
     seat_named_by,
 )
 from hupai.scoring.tiles import HAND_TILES, Tile
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
 
 GOLDEN = golden("nanning")
 

@@ -10,6 +10,9 @@ from typing import Any
 
 import pytest
 from golden_vectors import golden
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
 from hupai.scoring import ScoringInputError, Tile, get_city, result_to_dict, score
 from hupai.scoring.ningbo import (
     MULTIPLIERS,
@@ -22,8 +25,6 @@ from hupai.scoring.ningbo import (
     Tai,
 )
 from hupai.scoring.tiles import HAND_TILES, Suit
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
 
 GOLDEN = golden("ningbo")
 REASONS = {"ok", "below_minimum", "not_a_winning_hand", "baida_cannot_be_claimed"}

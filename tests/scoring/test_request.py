@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 import toy_city
+
 from hupai.scoring import ScoringInputError, TileSet, WinMethod, get_city, register, score
 from hupai.scoring.registry import unregister
 

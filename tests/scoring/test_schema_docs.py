@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from hupai.scoring import result_to_dict, score
 from hupai.scoring.registry import CITY_MODULES
 

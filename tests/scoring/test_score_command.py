@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 import toy_city
-from hupai.scoring import register
-from hupai.scoring.registry import unregister
 
 from hupai.cli import main
+from hupai.scoring import register
+from hupai.scoring.registry import unregister
 
 REQUEST = {
     "city": "toy",

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from hupai.scoring import ItemGroup, Result, Settlement, registry
-from hupai.scoring.settlement import Item
 from hypothesis import given
 from hypothesis import strategies as st
+
+from hupai.scoring import ItemGroup, Result, Settlement, registry
+from hupai.scoring.settlement import Item
 
 payments = st.lists(
     st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 500)).filter(

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 from golden_vectors import golden
-from hupai.scoring import ScoringInputError, describe_cities, result_to_dict, score
-from hupai.scoring.hand import previous_seat
-from hupai.scoring.shaanxi import KONG_PAYOUTS, SPECIAL_HANDS, WIN_TYPES, KongKind
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from hupai.cli import main as hupai_main
+from hupai.scoring import ScoringInputError, describe_cities, result_to_dict, score
+from hupai.scoring.hand import previous_seat
+from hupai.scoring.shaanxi import KONG_PAYOUTS, SPECIAL_HANDS, WIN_TYPES, KongKind
 
 GOLDEN = golden("shaanxi")
 SEED_IDS = ("seed_dealer_wins_on_a_discard", "seed_paozi_loser_3_winner_2_discard")

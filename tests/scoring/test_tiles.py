@@ -5,6 +5,9 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from hupai.scoring.tiles import (
     EVERY_TILE,
     HAND_TILES,
@@ -16,8 +19,6 @@ from hupai.scoring.tiles import (
     next_tile,
     parse_tiles,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 tile_lists = st.lists(st.sampled_from(EVERY_TILE), max_size=20)
 

@@ -11,6 +11,8 @@ import cv2
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
+from uvicorn_thread import free_port, live_server  # noqa: F401  (the tests import them from here)
+
 from hupai.scoring.tiles import Tile, parse_tiles
 from hupai.service.api import get_reader
 from hupai.service.app import create_app
@@ -18,7 +20,6 @@ from hupai.service.settings import Settings
 from hupai.vision.classes import class_of
 from hupai.vision.detections import Detections
 from hupai.vision.reading import Reading, build_reading
-from uvicorn_thread import free_port, live_server  # noqa: F401  (the tests import them from here)
 
 #: A winning hand as the fake photo shows it: eleven concealed tiles, the winning 5p set apart,
 #: and a pung of 7p claimed from across (its middle tile sideways).

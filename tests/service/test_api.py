@@ -13,6 +13,8 @@ from typing import Any
 import anyio
 import pytest
 from fastapi.testclient import TestClient
+
+from conftest import WIN, FakeReader, hand_detections, jpeg
 from hupai.scoring import result_to_dict, score
 from hupai.scoring.tiles import Tile
 from hupai.service.api import ReadPool, get_reader
@@ -22,8 +24,6 @@ from hupai.service.reader import ModelMissingError
 from hupai.service.settings import Settings
 from hupai.vision.classes import class_of
 from hupai.vision.detections import Detections
-
-from conftest import WIN, FakeReader, hand_detections, jpeg
 
 CONTEXT = {"city": "shaanxi", "win": "self_draw", "winner": 1}
 

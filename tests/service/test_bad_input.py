@@ -18,12 +18,12 @@ import pytest
 import uvicorn
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+
+from conftest import FakeReader, free_port, jpeg
 from hupai.service.api import get_reader
 from hupai.service.app import create_app
 from hupai.service.protocol import server_options
 from hupai.service.settings import Settings
-
-from conftest import FakeReader, free_port, jpeg
 
 PLAYERS = ["Ann", "Bo", "Chen", "Dee"]
 WIN = {"winner": 1, "win": "self_draw", "hand": "123m456m789m123p55s", "win_tile": "5s"}

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+
 from hupai.service.app import create_app
 from hupai.service.settings import Settings
 
@@ -204,9 +205,8 @@ class SlowReader:
 def test_a_read_past_its_budget_answers_a_clear_error_and_frees_the_worker(
     settings: Settings,
 ) -> None:
-    from hupai.service.api import get_reader
-
     from conftest import jpeg
+    from hupai.service.api import get_reader
 
     slow = SlowReader(passes=40)  # 2 s of passes against a 0.2 s budget
     app = create_app(settings.model_copy(update={"read_timeout": 0.2}))
@@ -329,9 +329,8 @@ def test_a_progressive_jpeg_of_thousands_of_scans_is_refused_before_decoding(
 
 
 def test_a_jpeg_just_past_the_scan_limit_is_refused_and_names_its_scans() -> None:
-    from hupai.vision.images import MAX_SCANS, PhotoError, decode_image
-
     from conftest import progressive_jpeg
+    from hupai.vision.images import MAX_SCANS, PhotoError, decode_image
 
     with pytest.raises(PhotoError, match=f"{MAX_SCANS + 1} scans; at most {MAX_SCANS}"):
         decode_image(progressive_jpeg(256, 256, extra_scans=MAX_SCANS + 1 - 10))
@@ -350,9 +349,8 @@ def test_an_ordinary_progressive_jpeg_is_read(client: TestClient) -> None:
 def test_a_large_progressive_jpeg_is_refused_by_its_cost(side: int, refused: bool) -> None:
     """A camera's ten scans cost in proportion to the pixels, whatever the reduction: a
     49-MP progressive JPEG once cost ~7× a 12-MP photo's read. Its header says its size."""
-    from hupai.vision.images import PhotoError, decode_image
-
     from conftest import progressive_jpeg
+    from hupai.vision.images import PhotoError, decode_image
 
     data = bytearray(progressive_jpeg(64, 48))
     sof = data.find(b"\xff\xc2")

@@ -16,10 +16,10 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pytest
-from hupai.vision.classes import CLASS_NAMES
-from hupai.vision.detector import shipped_file
 
 from conftest import free_port
+from hupai.vision.classes import CLASS_NAMES
+from hupai.vision.detector import shipped_file
 
 MODEL, NAMER = shipped_file("finder"), shipped_file("namer")
 PHOTOS = Path(__file__).parents[1] / "vision" / "fixtures" / "real"

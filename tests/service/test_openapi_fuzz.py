@@ -7,12 +7,12 @@ import tempfile
 from typing import Any
 
 import pytest
-from hupai.service.api import get_reader
-from hupai.service.app import create_app
-from hupai.service.settings import Settings
 from hypothesis import HealthCheck, settings
 
 from conftest import FakeReader
+from hupai.service.api import get_reader
+from hupai.service.app import create_app
+from hupai.service.settings import Settings
 
 schemathesis = pytest.importorskip("schemathesis")
 # Every check but "schema-valid data is accepted": a photo the schema allows (any bytes) is

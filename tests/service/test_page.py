@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hupai.service.api import get_reader
-from hupai.service.app import create_app
-from hupai.service.settings import Settings
 from pagekit import CHROMIUM, FLAGS, PORTRAIT
 
 from conftest import FakeReader, hand_detections, jpeg, live_server
+from hupai.service.api import get_reader
+from hupai.service.app import create_app
+from hupai.service.settings import Settings
 
 if not Path(CHROMIUM).exists():
     pytest.skip(

@@ -14,9 +14,6 @@ from typing import Any
 
 import httpx
 import pytest
-from hupai.service.api import get_reader
-from hupai.service.app import create_app
-from hupai.service.settings import Settings
 from pagekit import PORTRAIT, Phone, chromium, english_words
 from test_page_table import (
     PLAYERS,
@@ -30,6 +27,9 @@ from test_page_table import (
 )
 
 from conftest import jpeg, live_server
+from hupai.service.api import get_reader
+from hupai.service.app import create_app
+from hupai.service.settings import Settings
 
 
 @pytest.fixture(scope="module")

@@ -16,9 +16,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hupai.service.api import get_reader
-from hupai.service.app import create_app
-from hupai.service.settings import Settings
 from pagekit import (
     CHROMIUM,
     LANDSCAPE,
@@ -31,6 +28,9 @@ from pagekit import (
 )
 
 from conftest import FakeReader, hand_detections, jpeg, live_server
+from hupai.service.api import get_reader
+from hupai.service.app import create_app
+from hupai.service.settings import Settings
 
 if not Path(CHROMIUM).exists():
     pytest.skip(

@@ -11,11 +11,11 @@ from typing import Any
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+
+from conftest import FakeReader, live_server
 from hupai.service.api import get_reader
 from hupai.service.app import create_app
 from hupai.service.settings import Settings
-
-from conftest import FakeReader, live_server
 
 PLAYERS = ["Ann", "Bo", "Chen", "Dee"]
 WIN = {"winner": 2, "win": "self_draw", "hand": "123m456m789m123p55s", "win_tile": "5s"}

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from hupai.vision.classes import CLASS_NAMES
 
 onnx = pytest.importorskip("onnx")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from hupai.scoring.tiles import EVERY_TILE, Tile
 from hupai.vision.classes import (
     BACK,

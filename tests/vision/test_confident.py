@@ -4,6 +4,7 @@ each tile that needs a check is marked (``check``; ``detections.check`` in the J
 from __future__ import annotations
 
 import numpy as np
+
 from hupai.vision.checks import BOX_CHECK_BELOW, CHECK_BELOW
 from hupai.vision.detections import Detections
 from hupai.vision.reading import NamedTiles, Reading, build_reading

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from hupai.vision.classes import CLASS_NAMES
 from hupai.vision.detections import Detections
 from hupai.vision.detector import Detector, ImageError, ModelError, decode, letterbox, load_image

@@ -111,9 +111,9 @@ def _tile_photos(tmp_path: Path, rows: list[tuple[str, int, str]]) -> Path:
 
 def test_the_namer_alone_on_tile_photos(tmp_path: Path) -> None:
     from fake_models import fake_namer
-    from hupai.vision.classes import class_by_name
 
     from hupai.evaluation import run_crops
+    from hupai.vision.classes import class_by_name
 
     namer = fake_namer(tmp_path, {class_by_name("3s"): 50.0, class_by_name("7z"): 200.0})
     rows = [("a.png", 50, "3s"), ("b.png", 200, "7z"), ("c.png", 200, "3s")]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from vision_scenes import Scene, hand_row
+
 from hupai.vision.detections import Detections, box_iou
 from hupai.vision.reading import build_reading
-from vision_scenes import Scene, hand_row
 
 SIZE = (1400, 900)
 

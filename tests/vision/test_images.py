@@ -10,8 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hupai.vision.images import DECODE_PIXELS, PhotoError, decode_image, load_image
 from PIL import Image, ImageOps
+
+from hupai.vision.images import DECODE_PIXELS, PhotoError, decode_image, load_image
 
 
 def jpeg(width: int, height: int, **save: object) -> bytes:

@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from vision_scenes import Scene, hand_row, synth_detections, synth_scenes
+
 from hupai.vision.classes import CLASS_NAMES
 from hupai.vision.detections import Detections
 from hupai.vision.layout import CalledFrom, MeldShape, Role, analyse, row_angle
-from vision_scenes import Scene, hand_row, synth_detections, synth_scenes
 
 
 def roles(lay, det: Detections) -> dict[str, list[str]]:

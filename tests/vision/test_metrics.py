@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+
 from hupai.vision.detections import Detections
 from hupai.vision.metrics import evaluate
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("onnx")
 from fake_models import fake_model, fake_namer
+
 from hupai.vision.classes import BACK, class_by_name
 from hupai.vision.decoding import CAPS, alternatives, decode_names, over_cap
 from hupai.vision.namer import NAMER_CLASSES, REJECT, Namer, NamerError, crop_box, crop_tiles

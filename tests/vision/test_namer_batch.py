@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from hupai.vision.namer import MEAN, STD, crop_tiles, to_blob
 
 cv2 = pytest.importorskip("cv2")

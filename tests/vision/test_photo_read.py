@@ -9,12 +9,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from PIL import Image
+
 from hupai.vision.detections import Detections
 from hupai.vision.images import PhotoError
 from hupai.vision.photo_read import read_photo_data, read_photo_file
 from hupai.vision.reading import build_reading
 from hupai.vision.result import Reading
-from PIL import Image
 
 
 def jpeg(width: int, height: int, orientation: int | None = None) -> bytes:

@@ -9,9 +9,10 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from vision_scenes import Scene, hand_row
+
 from hupai.vision.detections import Detections
 from hupai.vision.reading import WARNING_CODES, build_reading, read_image
-from vision_scenes import Scene, hand_row
 
 SIZE = (1200, 900)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from hupai.vision.detector import session_options
 
 pytest.importorskip("onnxruntime")

@@ -15,10 +15,9 @@ import pytest
 if importlib.util.find_spec("ultralytics") is None:
     pytest.skip("needs the train extra (make train-deps)", allow_module_level=True)
 
+from hupai.cli import main
 from hupai.vision.classes import CLASS_NAMES
 from hupai.vision.detector import Detector
-
-from hupai.cli import main
 
 pytestmark = pytest.mark.train
 
@@ -129,9 +128,9 @@ def test_the_exported_namer_names_crops_in_onnxruntime(namer_exported: Path) -> 
 
 def test_the_exported_namer_computes_what_torch_computes(namer_exported: Path) -> None:
     import torch
-    from hupai.vision.namer import Namer
 
     from hupai.training.namer import build_model, predict
+    from hupai.vision.namer import Namer
 
     best = namer_exported.parent / "runs" / "smoke" / "weights" / "best.pt"
     model = build_model()

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
 from hupai.scoring.tiles import parse_tiles
 from hupai.vision.classes import BACK
 from hupai.vision.detections import Detections
