@@ -64,7 +64,7 @@ def read_pipeline(
         ) from None
     jpeg = small = None
     if (annotate or thumbnail) and len(reading.detections):
-        drawn = draw(image, reading)
+        drawn = draw(image, reading, labels=False)  # the page words the tiles itself
         jpeg = encode_jpeg(drawn, settings.annotated_max_side) if annotate else None
         small = thumbnail_jpeg(drawn) if thumbnail else None
     read_dict = reading.to_dict(city)

@@ -26,16 +26,22 @@ WIN = (0, 220, 255)
 GAP = (40, 40, 255)
 
 
-def annotate(image: Image, reading: Reading) -> Image:
+def annotate(image: Image, reading: Reading, *, labels: bool = True) -> Image:
     """A copy of ``image`` with the reading drawn on it (``image`` may be the photo decoded at
-    any scale: the reading, in the photo's pixels, is drawn scaled to it)."""
+    any scale: the reading, in the photo's pixels, is drawn scaled to it). ``labels``: the
+    tiles' names, the groups' roles and a caption in notation (the command line's picture);
+    without them boxes only — the page words the reading itself, in its language, and a
+    name burned into the photo would go stale when a tile is fixed."""
     import cv2
 
     out = image.copy()
     h, w = out.shape[:2]
     quads = np.asarray(reading.quads, np.float64)
+    gaps = np.asarray(reading.gaps, np.float64).reshape(-1, 4)
     if reading.width and reading.height and (w, h) != (reading.width, reading.height):
-        quads = quads * np.array([w / reading.width, h / reading.height])
+        fx, fy = w / reading.width, h / reading.height
+        quads = quads * np.array([fx, fy])
+        gaps = gaps * np.array([fx, fy, fx, fy])
     scale = max(h, w) / 1000
     thick = max(1, round(2 * scale))
     font = cv2.FONT_HERSHEY_SIMPLEX
@@ -58,7 +64,8 @@ def annotate(image: Image, reading: Reading) -> Image:
         elif g.tiles == (reading.win_detection,):
             label = "win"
         top = box[np.argmin(box[:, 0] + box[:, 1])]  # top-left corner
-        _text(out, label, (int(top[0]), int(top[1]) - 4 * thick), fs, colour, thick)
+        if labels:
+            _text(out, label, (int(top[0]), int(top[1]) - 4 * thick), fs, colour, thick)
 
     for i, quad in enumerate(quads):
         role = reading.roles[i]
@@ -77,6 +84,8 @@ def annotate(image: Image, reading: Reading) -> Image:
             )
         if i == reading.win_detection:
             cv2.polylines(out, [q], True, WIN, 2 * thick + 1, cv2.LINE_AA)
+        if not labels:
+            continue
         name = CLASS_NAMES[int(reading.detections.class_id[i])]
         if reading.detections.confidence[i] < 0.5:
             name += "?"
@@ -84,8 +93,10 @@ def annotate(image: Image, reading: Reading) -> Image:
         (tw, _), _ = cv2.getTextSize(name, font, fs, thick)
         _text(out, name, (int(cx - tw / 2), int(quad[:, 1].max() + 16 * fs + 2)), fs, colour, thick)
 
-    for box in np.round(reading.gaps).astype(int):
+    for box in np.round(gaps).astype(int):
         _dashed_box(out, box, GAP, thick)
+    if not labels:
+        return out
 
     lines = [f"hand {format_tiles(reading.hand) or '-'}  win {reading.win_tile or '-'}"]
     if reading.melds:

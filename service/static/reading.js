@@ -157,7 +157,7 @@ function tapPhoto(event) {
   let best = null;
   let bestD = Infinity;
   boxes.forEach(([x0, y0, x1, y1], i) => {
-    const pad = (x1 - x0) * 0.25;
+    const pad = (x1 - x0) * 0.5; // a tap beside a tile still finds it (the nearest centre wins)
     if (x < x0 - pad || x > x1 + pad || y < y0 - pad || y > y1 + pad) return;
     const d = Math.hypot(x - (x0 + x1) / 2, y - (y0 + y1) / 2);
     if (d < bestD) [best, bestD] = [i, d];

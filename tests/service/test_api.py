@@ -109,6 +109,20 @@ def test_read_annotated_photo_as_a_url(client: TestClient, photo: bytes) -> None
     assert got.status_code == 200 and got.headers["content-type"] == "image/jpeg"
 
 
+def test_the_annotated_photo_shows_boxes_only_no_text(client: TestClient) -> None:
+    """The page words the reading in its language: no caption or tile name is burned into
+    the photo (issue #39, row 13) — where the caption's black band was, the photo shows."""
+    import cv2
+    import numpy as np
+
+    plain = jpeg(value=200)  # light grey, no tiles drawn on it
+    r = client.post("/v1/read", files={"photo": ("hand.jpg", plain, "image/jpeg")})
+    data = base64.b64decode(r.json()["annotated_image"].split(",", 1)[1])
+    drawn = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
+    caption = drawn[: drawn.shape[0] // 12, : drawn.shape[1] // 3]
+    assert caption.min() > 150  # no black band, no dark letters
+
+
 def test_read_without_the_annotated_photo(client: TestClient, photo: bytes) -> None:
     r = client.post(
         "/v1/read", files={"photo": ("hand.jpg", photo, "image/jpeg")}, params={"image": "none"}
