@@ -11,7 +11,6 @@ marked; the model card quotes this table.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import Counter
 from pathlib import Path
@@ -22,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from gaps import read_all  # noqa: E402
+from gaps import read_all, reader_arguments  # noqa: E402
 
 from hupai.vision import checks  # noqa: E402
 
@@ -55,12 +54,7 @@ def curve(readings: list[tuple]) -> list[tuple[float, float, float | None]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--real", type=Path, default=ROOT / "data" / "real")
-    parser.add_argument("--split", default="val", help="never test for choosing")
-    parser.add_argument("--model")
-    parser.add_argument("--namer")
-    args = parser.parse_args(argv)
+    args = reader_arguments(__doc__.splitlines()[0], argv)
     readings = read_all(args.real, args.split, args.model, args.namer)
     print(f"real {args.split}: {len(readings)} photos; confident at each name threshold")
     print(f"{'threshold':>10s} {'share':>8s} {'exact':>8s}")

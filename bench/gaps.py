@@ -138,13 +138,18 @@ def taken_away(readings: list[tuple], on: bool) -> dict[str, float]:
     return {k: hit / max(n, 1) for k, (n, hit) in counts.items()}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def reader_arguments(description: str, argv: list[str] | None) -> argparse.Namespace:
+    """The real split to read (val: never test for choosing) and the models to read it with."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--real", type=Path, default=ROOT / "data" / "real")
     parser.add_argument("--split", default="val", help="never test for choosing")
     parser.add_argument("--model")
     parser.add_argument("--namer")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = reader_arguments(__doc__.splitlines()[0], argv)
     with check_set(MISSING_GAP=(float("inf"), float("inf"))):  # read once, the check off
         readings = read_all(args.real, args.split, args.model, args.namer)
     figures = {"off (peer)": photo_figures(readings, on=False)}
