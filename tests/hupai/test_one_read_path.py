@@ -143,6 +143,7 @@ def test_the_label_studio_backend(model: Path, photo: Path, reads: list[Any]) ->
 
     reader = Reader.__new__(Reader)  # the fake detector names the tiles: no namer
     reader.detector, reader.namer = Detector(model), None
+    reader.read_timeout = 60.0  # the backend's per-task deadline (issue #40)
     reading = reader.read(photo.read_bytes(), "hand.jpg")
     assert reads == [HALF]
     assert (reading.width, reading.height) == SIZE
