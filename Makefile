@@ -83,8 +83,8 @@ synth-fonts:
 # The sdist and the wheel (models, page and credits inside) in dist/: `pip install
 # dist/hupai-*.whl` (or pipx) then `hupai serve`, no checkout needed.
 dist: $(STAMP)
-	rm -rf dist
-	$(PY) -m build --outdir dist .
+	rm -rf dist build/lib
+	$(PY) -m build --outdir dist .  # the sdist, then the wheel built from it
 
 # Training needs torch + ultralytics (several GB); not part of `make test` or CI.
 train-deps: $(STAMP) synth-fonts
