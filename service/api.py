@@ -62,7 +62,7 @@ def _image_link(read: PhotoRead, mode: ImageMode, store: AnnotatedStore) -> str 
     if read.annotated is None:
         return None
     if mode is ImageMode.url:
-        return f"/v1/annotated/{store.put(read.annotated)}.jpg"
+        return f"/v1/annotated/{store.put(read.annotated, read.reading)}.jpg"
     return data_url(read.annotated)
 
 

@@ -86,22 +86,28 @@ def get_pool(request: Request) -> ReadPool:
 
 
 class AnnotatedStore:
-    """The latest annotated photos, for ``?image=url`` (in memory, this process only; the
-    oldest is dropped beyond ``keep``)."""
+    """The latest annotated photos, for ``?image=url``, each with its reading — so that a
+    table can keep a hand read a moment ago without the photo sent again (in memory, this
+    process only; the oldest is dropped beyond ``keep``)."""
 
     def __init__(self, keep: int) -> None:
         self.keep = keep
-        self._images: OrderedDict[str, bytes] = OrderedDict()
+        self._images: OrderedDict[str, tuple[bytes, dict[str, Any] | None]] = OrderedDict()
 
-    def put(self, jpeg: bytes) -> str:
+    def put(self, jpeg: bytes, reading: dict[str, Any] | None = None) -> str:
         key = uuid.uuid4().hex
-        self._images[key] = jpeg
+        self._images[key] = (jpeg, reading)
         while len(self._images) > self.keep:
             self._images.popitem(last=False)
         return key
 
     def get(self, key: str) -> bytes | None:
-        return self._images.get(key)
+        kept = self._images.get(key)
+        return None if kept is None else kept[0]
+
+    def reading(self, key: str) -> dict[str, Any] | None:
+        kept = self._images.get(key)
+        return None if kept is None else kept[1]
 
 
 def get_store(request: Request) -> AnnotatedStore:

@@ -33,10 +33,12 @@ from hupai.ledger.store import Ledger, LedgerError, PhotoRecord
 from hupai.scoring.fields import describe_fields
 from hupai.scoring.house import HouseRules
 from hupai.service.dependencies import (
+    AnnotatedStore,
     ReadPool,
     get_pool,
     get_reader,
     get_settings,
+    get_store,
     spend_table_creation,
 )
 from hupai.service.errors import ApiError
@@ -52,6 +54,7 @@ from hupai.service.pipeline import photo_source, read_pipeline
 from hupai.service.reader import Reader
 from hupai.service.schemas import ErrorBody
 from hupai.service.settings import Settings
+from hupai.vision.images import decode_image, thumbnail_jpeg
 from hupai.vision.trust import score_doubts
 
 T = TypeVar("T")
@@ -68,6 +71,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"model": ErrorBody, "description": "the read-only link cannot change the table"},
     404: {"model": ErrorBody, "description": "no such table or hand"},
     409: {"model": ErrorBody, "description": "the hand changed since it was loaded (revision)"},
+    410: {"model": ErrorBody, "description": "the photo named by `photo` is no longer kept"},
     422: {"model": ErrorBody, "description": "invalid field, or a hand that does not score"},
     413: {"model": ErrorBody, "description": "a body larger than allowed"},
     503: {"model": ErrorBody, "description": "the table database cannot be reached"},
@@ -262,10 +266,38 @@ async def add_hand(
             examples=[HAND_EXAMPLE, {"kind": "draw", "last_drawer": 3}],
         ),
     ],
+    store: Annotated[AnnotatedStore, Depends(get_store)],
+    photo: Annotated[
+        str | None,
+        Query(
+            description="the key of a photo read a moment ago: `POST /v1/read?image=url` "
+            "answered `/v1/annotated/{key}.jpg`; 410 `photo_gone` when it is no longer kept",
+            pattern="^[0-9a-f]{32}$",
+        ),
+    ] = None,
 ) -> JSONResponse:
     """Add the next hand; it is scored with the table's context (dealer, seats, round wind,
-    streak, options). A hand that does not score is refused with the scorer's reason."""
-    return JSONResponse(await _call(ledger.add_hand, token, hand), status_code=201)
+    streak, options). A hand that does not score is refused with the scorer's reason. With
+    `photo`, the reading and a thumbnail of a photo read a moment ago are kept with the hand —
+    the tiles are the hand's as sent (the player may have fixed them) — and the photo need not
+    be sent again."""
+    record = None if photo is None else await anyio.to_thread.run_sync(kept_photo, store, photo)
+    return JSONResponse(await _call(ledger.add_hand, token, hand, record), status_code=201)
+
+
+def kept_photo(store: AnnotatedStore, key: str) -> PhotoRecord:
+    """The reading and a thumbnail of the photo ``POST /v1/read?image=url`` kept as ``key``."""
+    jpeg, reading = store.get(key), store.reading(key)
+    if jpeg is None or reading is None:
+        raise ApiError(
+            410,
+            "photo_gone",
+            "photo: the photo read for this hand is no longer kept here (the server restarted "
+            "or has read many photos since); nothing was added",
+            field="photo",
+            hint="Send the photo with the hand: POST /v1/tables/{token}/photo.",
+        )
+    return PhotoRecord(reading, thumbnail_jpeg(decode_image(jpeg)))
 
 
 @router.post("/{token}/preview", responses=ERRORS)

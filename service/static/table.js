@@ -30,7 +30,8 @@ const game = {
   etag: null,
   editing: null, // the hand being fixed: {number, revision, entry}
   editingDraw: null, // the draw being fixed: {number, revision, entry}
-  photo: null, // the photo (made small) the tiles were read from, sent again when added
+  photo: null, // the photo (made small) the tiles were read from: sent again only if need be
+  photoKey: null, // the server's key for that photo's reading and annotated picture
   poll: null,
 };
 
@@ -451,6 +452,7 @@ function stopRecording(cancelled) {
 function clearHand() {
   state.tiles = null;
   game.photo = null;
+  game.photoKey = null;
   game.editing = null;
   renderCityFields(); // every hand starts blank: no chickens, kongs … of the last one
   $("discarder").value = "";
@@ -479,6 +481,10 @@ async function readPhoto(file, seq) {
   const { body, photo } = await sendPhoto("/v1/read?image=url", file, { city: game.view.city });
   if (seq !== state.seq) return null;
   game.photo = photo;
+  // the server keeps the reading beside its annotated photo: the hand is added by this key,
+  // not by sending the photo a second time (issue #39, row 9)
+  const kept = /\/v1\/annotated\/([0-9a-f]{32})\.jpg$/.exec(body.annotated_image || "");
+  game.photoKey = kept ? kept[1] : null;
   showReading(body.reading, body.annotated_image, body.reading.request);
   setStatus(() => t("read_n_short", { n: body.reading.detections.class_id.length }));
   rescoreNow(); // at once: the player is waiting for this score
@@ -502,20 +508,31 @@ async function preview(seq) {
   return { result: body.result, byPlayer: body.deltas };
 }
 
+/** Add the hand: a photo hand by the key of the photo read a moment ago (the server kept its
+ * reading and annotated picture); the photo is sent again only when the server no longer
+ * has it (restarted, or many photos read since). */
+async function addEntry(entry) {
+  const hands = `/v1/tables/${game.token}/hands`;
+  if (game.photoKey) {
+    try {
+      return await send("POST", `${hands}?photo=${game.photoKey}`, entry);
+    } catch (err) {
+      if (!err || err.code !== "photo_gone" || !game.photo) throw err;
+    }
+  }
+  if (!game.photo) return send("POST", hands, entry);
+  const form = new FormData();
+  form.append("photo", game.photo, "photo.jpg");
+  form.append("context", JSON.stringify(entry));
+  return api(`/v1/tables/${game.token}/photo`, { method: "POST", body: form });
+}
+
 async function addHand() {
   if ($("winner").value === "") return showError({ local: t("choose_winner") });
   const entry = tableEntry();
   setStatus(() => t("adding"), true);
   try {
-    let body;
-    if (game.photo) {
-      const form = new FormData();
-      form.append("photo", game.photo, "photo.jpg");
-      form.append("context", JSON.stringify(entry));
-      body = await api(`/v1/tables/${game.token}/photo`, { method: "POST", body: form });
-    } else {
-      body = await send("POST", `/v1/tables/${game.token}/hands`, entry);
-    }
+    const body = await addEntry(entry);
     done({ kind: "add", number: body.hand.number, revision: body.hand.revision, entry, ordinal: game.view.hands.length + 1 }, game.photo);
     await refreshTable();
     stopRecording(false);

@@ -563,6 +563,34 @@ def test_a_photo_hand_takes_five_taps_and_no_scroll(browser: Any, url: str, phot
     phone.close()
 
 
+# -- row 9: a photo hand is uploaded once ------------------------------------------------------
+
+
+def test_a_photo_hand_is_uploaded_once_and_keeps_its_thumbnail(
+    browser: Any, url: str, photo: Path
+) -> None:
+    phone, page = open_table(browser, url)
+    uploads: list[str] = []
+    page.on(
+        "request",
+        lambda r: (
+            uploads.append(r.url) if "multipart" in (r.headers.get("content-type") or "") else None
+        ),
+    )
+    page.click("#record-win")
+    page.select_option("#winner", "1")
+    page.select_option("#win", "self_draw")
+    page.get_by_test_id("photo").set_input_files(str(photo))
+    expect(page.locator("#table-add")).to_be_enabled()
+    page.click("#table-add")
+    expect(page.locator("#hand-list li")).to_have_count(1)
+    assert [u.split("/v1/")[1].split("?")[0] for u in uploads] == ["read"]  # no second upload
+    thumb = page.locator("#hand-list li img").first
+    expect(thumb).to_be_visible()
+    assert thumb.evaluate("img => img.complete && img.naturalWidth > 0")
+    phone.close()
+
+
 # -- row 12: every option has a real label and visible help; row 20: the English page -------
 
 

@@ -111,6 +111,31 @@ def test_a_photo_hand_says_whether_its_score_is_confident(client: TestClient, ph
     assert (r.json()["confident"], r.json()["doubts"]) == (True, [])
 
 
+def test_a_hand_added_by_the_key_of_a_photo_read_keeps_its_reading_and_thumbnail(
+    client: TestClient, photo: bytes
+) -> None:
+    token = new_table(client)["write_token"]
+    read = client.post(
+        "/v1/read?image=url",
+        files={"photo": ("hand.jpg", photo, "image/jpeg")},
+        data={"city": "shaanxi"},
+    ).json()
+    key = read["annotated_image"].removeprefix("/v1/annotated/").removesuffix(".jpg")
+    hand = {**read["reading"]["request"], "winner": 1, "win": "self_draw"}
+    r = client.post(f"/v1/tables/{token}/hands?photo={key}", json=hand)
+    assert r.status_code == 201, r.text
+    assert client.get(f"/v1/tables/{token}/hands/1").json()["reading"] == read["reading"]
+    thumb = client.get(f"/v1/tables/{token}/hands/1/thumbnail.jpg")
+    assert thumb.status_code == 200 and thumb.content[:2] == b"\xff\xd8"
+
+
+def test_a_photo_key_no_longer_kept_is_410_and_adds_nothing(client: TestClient) -> None:
+    token = new_table(client)["write_token"]
+    r = client.post(f"/v1/tables/{token}/hands?photo={'0' * 32}", json=WIN)
+    assert (r.status_code, r.json()["code"], r.json()["field"]) == (410, "photo_gone", "photo")
+    assert client.get(f"/v1/tables/{token}").json()["hand_count"] == 0
+
+
 def test_a_photo_hand_that_cannot_be_scored_adds_nothing_and_returns_the_reading(
     client: TestClient, photo: bytes, fake_reader: FakeReader
 ) -> None:
