@@ -358,11 +358,10 @@ def missing_tiles(det: Detections, layout: HandLayout) -> NDArray[np.float64]:
         for k, (a, b) in enumerate(itertools.pairwise(r)):
             if _set_apart(layout, det, a) or _set_apart(layout, det, b):
                 continue
-            low = WIN_APART if layout.winning in (a, b) else MISSING_GAP[0]
-            if not low <= steps[k] / pitch <= MISSING_GAP[1]:
+            least = WIN_APART if layout.winning in (a, b) else MISSING_GAP[0]
+            if not least <= steps[k] / pitch <= MISSING_GAP[1]:
                 continue
-            high, low = max(f.across[a], f.across[b]), min(f.across[a], f.across[b])
-            if high > MISSING_HEIGHT_RATIO * low:
+            if max(f.across[a], f.across[b]) > MISSING_HEIGHT_RATIO * min(f.across[a], f.across[b]):
                 continue
             # the room between the two, as a box of the neighbours' size
             mid_u = (f.u[a] + f.along[a] / 2 + f.u[b] - f.along[b] / 2) / 2

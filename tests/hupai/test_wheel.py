@@ -25,6 +25,9 @@ import pytest
 
 from hupai.scoring.tiles import parse_tiles
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))  # the free-port helper
+from uvicorn_thread import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 PHOTO = ROOT / "tests" / "vision" / "fixtures" / "real" / "row14a.jpg"  # credited, CC BY 4.0
 WHEEL_MAX_BYTES = 20 * 2**20  # the target: ≤ 20 MB with the models
@@ -152,11 +155,7 @@ def test_a_command_whose_extra_is_missing_names_the_extra(installed: Installed) 
 
 @pytest.fixture
 def served(installed: Installed) -> Iterator[str]:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     server = subprocess.Popen(
         [str(installed.bin / "hupai"), "serve", "--port", str(port), "--log-level", "warning"],
         cwd=installed.home,
