@@ -123,6 +123,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     distill.add_argument("--hard-share", type=float, default=0.10)
     distill.add_argument("--clutter-share", type=float, default=0.10)
     distill.add_argument("--sheet-share", type=float, default=0.0)
+    distill.add_argument(
+        "--gen-share",
+        type=float,
+        default=0.0,
+        help="of each epoch's crops: scenes drawn with procedural set styles (taught by label)",
+    )
+    distill.add_argument("--gen-scenes", type=int, default=1000)
+    distill.add_argument(
+        "--gen-label-weight",
+        type=float,
+        default=1.0,
+        help="of the loss on the generated-style crops' labels (the rest: the teacher)",
+    )
     distill.add_argument("--clutter-crops", type=int, default=20000)
     distill.add_argument("--val-limit", type=int, default=0, help="val crops per set (0: all)")
     distill.add_argument("--threads", type=int, default=2)
@@ -394,6 +407,9 @@ def _distill(args: argparse.Namespace) -> int:
         hard_share=args.hard_share,
         clutter_share=args.clutter_share,
         sheet_share=args.sheet_share,
+        gen_share=args.gen_share,
+        gen_scenes=args.gen_scenes,
+        gen_label_weight=args.gen_label_weight,
         clutter_crops=args.clutter_crops,
         val_limit=args.val_limit,
         threads=args.threads,

@@ -60,6 +60,7 @@ HARD_SETS = {
     "hard": ("hard-train", "hard-val"),
     "clutter": ("clutter-train", "clutter-val"),
     "sheet": ("sheet-train", "sheet-val"),
+    "gen": ("gen-train", "gen-val"),
 }
 
 
@@ -82,6 +83,10 @@ class DistillConfig:
     hard_share: float = 0.10
     clutter_share: float = 0.10
     sheet_share: float = 0.0
+    #: of each epoch's crops: scenes drawn with procedural set styles of the training families
+    #: (:mod:`hupai.datasets.synth.faces`; the held-out family never)
+    gen_share: float = 0.0
+    gen_scenes: int = 1000
     clutter_crops: int = 20000
     sheet_rows: int = 3000
     epochs: int = 3
@@ -91,6 +96,9 @@ class DistillConfig:
     weight_decay: float = 1e-4
     #: of the loss on the crop's own label (cross-entropy); the rest matches the teacher
     label_weight: float = 0.2
+    #: the same for the generated-style crops: the teacher has never seen such sets (it names
+    #: about half of their tiles right), so there the label teaches, not the teacher
+    gen_label_weight: float = 1.0
     label_smoothing: float = 0.05
     size: int = 64
     min_side: float = 20.0
@@ -118,6 +126,8 @@ class DistillConfig:
             size=self.size,
             clutter_crops=self.clutter_crops,
             sheet_rows=self.sheet_rows,
+            gen_share=self.gen_share,
+            gen_scenes=self.gen_scenes,
             flower_boost=self.flower_boost,
             white_dragon_boost=self.white_dragon_boost,
             min_side=self.min_side,
@@ -126,7 +136,17 @@ class DistillConfig:
         )
 
     def shares(self) -> dict[str, float]:
-        return {"hard": self.hard_share, "clutter": self.clutter_share, "sheet": self.sheet_share}
+        return {
+            "hard": self.hard_share,
+            "clutter": self.clutter_share,
+            "sheet": self.sheet_share,
+            "gen": self.gen_share,
+        }
+
+    def label_weight_of(self, kind: str) -> float:
+        """Of the loss on the label for crops of the set ``kind`` (a key of :meth:`shares`,
+        or ``real``/``synth``)."""
+        return self.gen_label_weight if kind == "gen" else self.label_weight
 
 
 # -- augmentation: one crop, every view -------------------------------------------------------
@@ -204,17 +224,19 @@ class Teacher:
 # -- training ----------------------------------------------------------------------------------
 
 
-def distill_loss(logits: Any, teacher: Any, labels: Any, cfg: DistillConfig) -> Any:
-    """Soft cross-entropy against the teacher's probabilities, plus ``label_weight`` of the
-    cross-entropy on the labels."""
+def distill_loss(
+    logits: Any, teacher: Any, labels: Any, label_weights: Any, cfg: DistillConfig
+) -> Any:
+    """Soft cross-entropy against the teacher's probabilities, plus ``label_weights`` (one a
+    crop) of the cross-entropy on the labels."""
     import torch
 
     logp = torch.log_softmax(logits, dim=1)
-    soft = -(teacher * logp).sum(dim=1).mean()
-    if cfg.label_weight <= 0:
-        return soft
-    hard = torch.nn.functional.cross_entropy(logits, labels, label_smoothing=cfg.label_smoothing)
-    return (1 - cfg.label_weight) * soft + cfg.label_weight * hard
+    soft = -(teacher * logp).sum(dim=1)
+    hard = torch.nn.functional.cross_entropy(
+        logits, labels, label_smoothing=cfg.label_smoothing, reduction="none"
+    )
+    return ((1 - label_weights) * soft + label_weights * hard).mean()
 
 
 def distill_epochs(
@@ -223,6 +245,7 @@ def distill_epochs(
     sets: Sequence[tuple[CropSet, float]],
     cfg: DistillConfig,
     *,
+    label_weights: Sequence[float] | None = None,
     state: dict[str, Any] | None,
     on_epoch: Callable[[int, dict[str, Any]], None],
     log: Callable[[str], None],
@@ -248,6 +271,7 @@ def distill_epochs(
     ncfg = cfg.namer_config()
     weights = [_sample_weights(s, ncfg) for s, _ in sets]
     margins = (CROP_MARGIN, *teacher.margins)  # the student's view first
+    by_set = np.asarray(label_weights or [cfg.label_weight] * len(sets), np.float32)
     for epoch in range(start, cfg.epochs):
         rng = np.random.default_rng([cfg.seed, epoch])
         pick = _epoch_indices(rng, sets, weights, steps * cfg.batch)
@@ -262,7 +286,8 @@ def distill_epochs(
             y = torch.from_numpy(np.array([sets[k][0].labels[i] for k, i in rows], np.int64))
             t = torch.from_numpy(target.astype(np.float32))
             logits = model(torch.from_numpy(to_blob(views[0], MEAN, STD)))
-            loss = distill_loss(logits, t, y, cfg)
+            lw = torch.from_numpy(by_set[[k for k, _ in rows]])
+            loss = distill_loss(logits, t, y, lw, cfg)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -312,11 +337,8 @@ def run(cfg: DistillConfig) -> Path:
     real_train = CropSet.load(unmirrored if unmirrored.exists() else paths["real-train"])
     real_train = big_enough(real_train, cfg.min_side)
     synth_train = big_enough(CropSet.load(paths["synth-train"]), cfg.min_side)
-    hard_sets = [
-        (CropSet.load(paths[HARD_SETS[kind][0]]), share)
-        for kind, share in shares.items()
-        if share > 0
-    ]
+    used = [kind for kind, share in shares.items() if share > 0]
+    hard_sets = [(CropSet.load(paths[HARD_SETS[kind][0]]), shares[kind]) for kind in used]
     real_val = _limited(CropSet.load(paths["real-val"]), cfg.val_limit)
     checks = {
         HARD_SETS[kind][1]: _limited(CropSet.load(paths[HARD_SETS[kind][1]]), cfg.val_limit)
@@ -384,6 +406,7 @@ def run(cfg: DistillConfig) -> Path:
         teacher,
         [(real_train, rest), (synth_train, cfg.synth_share), *hard_sets],
         cfg,
+        label_weights=[cfg.label_weight, cfg.label_weight, *map(cfg.label_weight_of, used)],
         state=state,
         on_epoch=on_epoch,
         log=log,
