@@ -66,7 +66,7 @@ class GpuConfig:
     finder_epochs: int = 40
     finder_minutes: float = 3.5  # ultralytics stops at this time whatever the epochs
     finder_init: str = ""  # a .pt to start from ("" = the architecture, from scratch)
-    namer_init: str = "models/hupai-namer-v1.onnx"
+    namer_init: str = "models/hupai-namer-v3.onnx"
     namer_scenes: int = 1500  # synthetic scenes for the namer's crops
     namer_gen_scenes: int = 1500
     namer_epochs: int = 3
