@@ -1,6 +1,6 @@
 // hupai — the page's small DOM helpers: elements by id, the API, the status line, errors
 // (announced and scrolled into view), and confirmations.
-import { errorText, hintText, t } from "./i18n.js";
+import { errorText, hintText, isZh, t } from "./i18n.js";
 
 export const $ = (id) => document.getElementById(id);
 
@@ -89,13 +89,13 @@ export function showError(err) {
   msg.textContent = message;
   box.replaceChildren(msg);
   if (detail && detail !== message) {
-    // the API's own English words: kept, folded away on a Chinese screen
+    // the reason in full, folded away (in Chinese on a Chinese screen: issue #39, row 6)
     const more = document.createElement("details");
     more.className = "detail";
     const summary = document.createElement("summary");
     summary.textContent = t("error_detail");
     const text = document.createElement("div");
-    text.lang = "en";
+    text.lang = isZh() ? "zh-CN" : "en";
     text.textContent = detail;
     more.append(summary, text);
     box.append(more);

@@ -6,7 +6,7 @@
 // in chair order) and the server turns them into each hand's seats.
 import { $, api, confirmAction, openDialog, option, reveal, send, setStatus, showError } from "./dom.js";
 import { register } from "./hooks.js";
-import { choiceText, cityTitle, errorText, fieldLabel, isZh, onLanguage, t, windText, winText } from "./i18n.js";
+import { choiceText, cityTitle, errorText, fieldLabel, isZh, onLanguage, problemText, t, windText, winText } from "./i18n.js";
 import { series, trendChart } from "./chart.js";
 import { context, currentCity, relabelSeatSelects, renderCity, renderCityFields, showDiscarder } from "./form.js";
 import { renderTiles, tileFields, tilesFromRequest, updateMeldSeats } from "./hand.js";
@@ -102,10 +102,11 @@ export async function startTable() {
   $("game-share").addEventListener("click", () => toggle("share-box"));
   $("game-settle").addEventListener("click", () => toggle("settle-box"));
   $("game-rules-edit").addEventListener("click", () => {
-    const city = state.meta.cities.find((c) => c.name === game.view.city);
-    openRules(game.view, city, game.token, async () => {
+    const was = game.view.city;
+    openRules(game.view, state.meta.cities, game.token, async (next) => {
       await refreshTable();
-      setStatus(() => t("rules_changed"));
+      const city = state.meta.cities.find((c) => c.name === next.city);
+      setStatus(() => (next.city === was ? t("rules_changed") : t("city_changed", { city: cityTitle(city) })));
     });
   });
   $("settle-text").addEventListener("click", () => shareSettlement(game.view));
@@ -176,6 +177,12 @@ function showTable(view) {
     $("winner").value = "";
   } else {
     $("winner").options[0].textContent = t("who_won");
+    if (before && before.city !== view.city) {
+      // the table's city was changed (here or on another phone): the form follows it
+      $("city").value = view.city;
+      renderCity();
+      $("options-box").hidden = true;
+    }
     if (before && before.revision !== view.revision) showChanges(before, view);
   }
   relabelSeatSelects();
@@ -258,6 +265,15 @@ function renderHands(view) {
     what.className = "what";
     what.textContent = describeHand(h);
     li.append(where, what);
+    if (h.problem && h.problem !== "ok") {
+      // kept as given, but not scored (a change of city or an earlier edit left it so)
+      li.classList.add("unscored");
+      const problem = document.createElement("span");
+      problem.className = "problem";
+      problem.dataset.testid = "hand-problem";
+      problem.textContent = t("hand_problem", { why: problemText(h.problem) });
+      li.append(problem);
+    }
     if (h.photo) {
       const img = document.createElement("img");
       img.className = "thumb";
@@ -330,9 +346,16 @@ function showChanges(before, after) {
   const old = new Map((before.hands || []).map((h) => [h.number, h]));
   const lines = [];
   const sign = (d) => (d > 0 ? `+${d}` : String(d));
+  const city = state.meta.cities.find((c) => c.name === after.city);
   (after.hands || []).forEach((h, i) => {
     const was = old.get(h.number);
-    if (!was || was.deltas.every((d, k) => d === h.deltas[k])) return;
+    if (!was) return;
+    if (h.problem && h.problem !== was.problem) {
+      const why = t("changes_problem", { city: city ? cityTitle(city) : after.city, why: problemText(h.problem) });
+      lines.push(`${t("hand_n", { n: i + 1 })}${isZh() ? "：" : ": "}${why}`);
+      return;
+    }
+    if (was.deltas.every((d, k) => d === h.deltas[k])) return;
     const moves = after.players
       .map((p, k) => (was.deltas[k] === h.deltas[k] ? null : `${p} ${sign(was.deltas[k])} → ${sign(h.deltas[k])}`))
       .filter(Boolean);

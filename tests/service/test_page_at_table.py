@@ -217,6 +217,59 @@ def test_the_city_is_chosen_first_in_the_new_table_dialog(browser: Any, url: str
     phone.close()
 
 
+# -- row 5: the table's city can be changed later -------------------------------------------
+
+
+def hand_deltas(page: Any) -> dict[int, str]:
+    """Each hand's deltas as the history shows them, by its number in play."""
+    out: dict[int, str] = {}
+    for li in page.locator("#hand-list li").all():
+        out[int(li.get_attribute("data-ordinal"))] = li.locator(".hand-deltas").inner_text()
+    return out
+
+
+def change_city(page: Any, city: str, warning: str) -> None:
+    """Choose ``city`` in the table's rules dialog: the dialog says first what it does to the
+    hands recorded (``warning`` in its text), then saving re-scores them."""
+    page.click("#game-rules-edit")
+    page.get_by_test_id("rules-city").select_option(city)
+    said = page.get_by_test_id("rules-city-warning")
+    expect(said).to_be_visible()
+    assert warning in said.inner_text(), said.inner_text()
+    assert english_words(page) == []
+    page.click("#rules-save")
+    expect(page.locator("#rules")).to_be_hidden()
+
+
+def test_the_tables_city_can_be_changed_and_every_hand_is_scored_again(
+    browser: Any, url: str
+) -> None:
+    phone, page = open_table(browser, url)  # Guiyang, as if chosen by mistake
+    record(page, 1, typed=TYPED)
+    add(page, None)
+    guiyang = hand_deltas(page)
+    change_city(page, "shaanxi", "已记 1 局")
+    expect(page.locator("#game-city")).to_have_text("陕西麻将")
+    expect(page.locator("#status")).to_contain_text("陕西麻将的规则")
+    changes = page.get_by_test_id("changes")
+    expect(changes).to_be_visible()
+    assert "第 1 局" in changes.inner_text()
+    assert hand_deltas(page) != guiyang
+    assert httpx.get(f"{url}/v1/tables/{table_token(page)}").json()["city"] == "shaanxi"
+    # the form follows the table: Shaanxi's picker offers honours, Guiyang's did not
+    record(page, 2, typed="123m456m789m123p11z")
+    add(page, None)
+    # back to Guiyang: the first hand as it was; the honours hand kept but marked, in Chinese
+    change_city(page, "guiyang", "已记 2 局")
+    assert hand_deltas(page)[1] == guiyang[1]
+    problem = page.locator("#hand-list li[data-ordinal='2']").get_by_test_id("hand-problem")
+    expect(problem).to_be_visible()
+    assert "贵阳麻将不用 1z 这种牌" in problem.inner_text(), problem.inner_text()
+    assert "第 2 局" in changes.inner_text() and "算不了分" in changes.inner_text()
+    assert english_words(page) == []
+    phone.close()
+
+
 # -- row 6: who discarded? -------------------------------------------------------------------
 
 
