@@ -111,6 +111,22 @@ export function showError(err) {
   reveal(box);
 }
 
+/** Show ``err`` in a dialog's own error ``box``: what is wrong, and the reason on a line of
+ * its own (in the page's language), unfolded — a dialog has room and nothing else to say. */
+export function explainError(box, err) {
+  const { message, detail } = errorText(err);
+  const lines = [message, detail].filter((x, i, all) => x && all.indexOf(x) === i);
+  box.replaceChildren(
+    ...lines.map((text, i) => {
+      const div = document.createElement("div");
+      div.className = i === 0 ? "message" : "detail";
+      div.textContent = text;
+      return div;
+    }),
+  );
+  box.hidden = false;
+}
+
 /** Open ``dialog`` as a modal that the phone's Back button closes (the half-entered hand
  * under it stays): the dialog takes a history entry while open, given back when it closes. */
 export function openDialog(dialog) {

@@ -52,11 +52,12 @@ export function pathZh(path, known = {}) {
     .split(".")
     .filter(Boolean)
     .map((part) => {
-      const m = /^([A-Za-z_]+)(?:\[(\d+)\])?$/.exec(part);
+      const m = /^([A-Za-z_]+)((?:\[\d+\])*)$/.exec(part);
       if (!m) return null;
       const name = known[m[1]] || PATH_ZH[m[1]];
       if (!name) return null;
-      return m[2] === undefined ? name : `${name} ${Number(m[2]) + 1}`;
+      const numbers = [...m[2].matchAll(/\d+/g)].map((i) => Number(i[0]) + 1);
+      return [name, ...numbers].join(" ");
     });
   return parts.length && parts.every(Boolean) ? parts.join(" · ") : "";
 }

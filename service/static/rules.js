@@ -2,8 +2,8 @@
 // the city first, then its options (cap 封顶 and dealer_double 庄家翻倍 first) filled with the
 // table's values; saving re-scores every hand at the server. A new city says first what it
 // does to the hands already recorded (issue #39, row 5).
-import { $, openDialog, option, send } from "./dom.js";
-import { choiceText, cityTitle, errorText, fieldLabel, t } from "./i18n.js";
+import { $, explainError, openDialog, option, send } from "./dom.js";
+import { choiceText, cityTitle, fieldLabel, t } from "./i18n.js";
 
 /** One control per option, holding ``value``; get() its value now. */
 function control(f, value) {
@@ -77,8 +77,7 @@ export function openRules(view, cities, token, saved) {
       dialog.close();
       saved(next);
     } catch (err) {
-      $("rules-error").textContent = errorText(err).message;
-      $("rules-error").hidden = false;
+      explainError($("rules-error"), err);
     }
   };
   $("rules-cancel").onclick = () => dialog.close();

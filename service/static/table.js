@@ -4,9 +4,9 @@
 // and is joined by a QR code. It takes over steps of the page through hooks (reading a
 // photo, scoring, naming seats); while a table is open the seat selects hold *players* (0-3
 // in chair order) and the server turns them into each hand's seats.
-import { $, api, confirmAction, openDialog, option, reveal, send, setStatus, showError } from "./dom.js";
+import { $, api, confirmAction, explainError, openDialog, option, reveal, send, setStatus, showError } from "./dom.js";
 import { register } from "./hooks.js";
-import { choiceText, cityTitle, errorText, fieldLabel, isZh, onLanguage, problemText, t, windText, winText } from "./i18n.js";
+import { choiceText, cityTitle, fieldLabel, isZh, onLanguage, problemText, t, windText, winText } from "./i18n.js";
 import { series, trendChart } from "./chart.js";
 import { context, currentCity, relabelSeatSelects, renderCity, renderCityFields, showDiscarder } from "./form.js";
 import { renderTiles, tileFields, tilesFromRequest, updateMeldSeats } from "./hand.js";
@@ -787,10 +787,7 @@ async function createTable(event) {
     startPolling();
     setStatus(() => t("table_started", { players: view.players.join(isZh() ? "、" : ", ") }));
   } catch (err) {
-    const box = $("nt-error");
-    const { message } = errorText(err);
-    box.textContent = message;
-    box.hidden = false;
+    explainError($("nt-error"), err);
   }
 }
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from pagekit import PORTRAIT, Phone, chromium, english_words
+from pagekit import PORTRAIT, WORD, Phone, chromium, english_words
 from test_page_table import (
     PLAYERS,
     TYPED,
@@ -292,6 +292,88 @@ def test_who_discarded_is_asked_never_the_winner(browser: Any, url: str) -> None
     expect(discarder).to_have_value("")
     expect(page.locator("#table-add")).to_be_disabled()
     assert english_words(page) == []
+    phone.close()
+
+
+# -- row 6: every reason the server gives, in Chinese ----------------------------------------
+
+
+def reason_in_chinese(page: Any, box: str, *said: str) -> None:
+    """The error ``box`` is shown, says each of ``said``, and holds no English word — the
+    folded reason opened, its whole text read (tile codes have one letter, not a word)."""
+    shown = page.locator(box)
+    expect(shown).to_contain_text(said[-1])  # this error's, not the one before
+    for summary in shown.locator("details summary").all():
+        summary.click()
+    text = shown.text_content() or ""
+    assert WORD.findall(text) == [], text
+    assert "还没有中文说明" not in text, text  # a reason of a shape the page did not know
+    for words in said:
+        assert words in text, (words, text)
+    assert english_words(page) == []
+
+
+def test_every_reason_the_server_gives_a_dialog_is_in_chinese(browser: Any, url: str) -> None:
+    phone = Phone(browser, PORTRAIT, "zh-CN")
+    page = phone.open(url + "/")
+    # the new table's dialog: each field the server refuses, with its reason
+    page.click("#game-start")
+    page.locator("#nt-city").select_option("guiyang")
+    names = PLAYERS["zh-CN"]
+
+    def create(players: list[str], **fields: str) -> None:
+        for i, name in enumerate(players):
+            page.fill(f"#nt-p{i}", name)
+        page.fill("#nt-rate", fields.get("rate", ""))
+        page.fill("#nt-start", fields.get("start", "0"))
+        page.locator("#new-table input[name='cap']").fill(fields.get("cap", "0"))
+        page.click("#nt-create")
+
+    create([names[0], names[0], names[2], names[3]])
+    reason_in_chinese(page, "#nt-error", "同名")
+    create(["欧" * 41, *names[1:]])
+    reason_in_chinese(page, "#nt-error", "玩家 1", "最多 40 个")
+    create(names, rate="五毛")
+    reason_in_chinese(page, "#nt-error", "每分金额", "不是数字")
+    create(names, start="99999999999")
+    reason_in_chinese(page, "#nt-error", "起始分", "太大了")
+    create(names)
+    expect(page.get_by_test_id("scoreboard")).to_be_visible()
+    # the rules, changed meanwhile on another phone
+    page.click("#game-rules-edit")
+    token = table_token(page)
+    hand = {"kind": "win", "winner": 2, "win": "self_draw", "hand": TYPED, "win_tile": "2m"}
+    assert httpx.post(f"{url}/v1/tables/{token}/hands", json=hand).status_code == 201
+    page.locator("#rules input[name='cap']").fill("8")
+    page.click("#rules-save")
+    reason_in_chinese(page, "#rules-error", "被改过")
+    phone.close()
+
+
+def test_every_reason_the_server_gives_a_hand_is_in_chinese(browser: Any, url: str) -> None:
+    phone, page = open_table(browser, url)
+    # the hand: a tile the city does not use, a chicken that is none
+    page.get_by_test_id("record-win").click()
+    page.select_option("#winner", "1")
+    page.get_by_test_id("notation").fill("123m456m789m123p11z")
+    reason_in_chinese(page, "#error", "贵阳麻将不用 1z 这种牌")
+    page.get_by_test_id("notation").fill(TYPED)
+    page.locator("#city-fields input[name='chickens.2']").fill("9m")
+    reason_in_chinese(page, "#error", "手里的鸡", "不是鸡")
+    page.click("#table-cancel")
+    page.click("#confirm-yes")
+    # a draw's four hands, short of tiles
+    page.click("#game-draw")
+    for i in range(4):
+        page.fill(f"#draw-hand-{i}", "123m")
+    page.click("#draw-add")
+    reason_in_chinese(page, "#error", "123m 是 3 张牌", "应有 13 张")
+    # a photo of a kind only the server can judge, and it cannot read it
+    page.get_by_test_id("record-win").click()
+    page.select_option("#winner", "1")
+    heic = {"name": "IMG_0001.heic", "mimeType": "image/heic", "buffer": b"not a photo" * 50}
+    page.get_by_test_id("photo").set_input_files(heic)
+    reason_in_chinese(page, "#error", "照片", "不是可以识别的图片格式")
     phone.close()
 
 
