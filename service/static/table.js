@@ -257,14 +257,42 @@ function renderHands(view) {
     li.dataset.number = h.number;
     li.dataset.ordinal = i + 1;
     li.classList.toggle("editing", Boolean(game.editing && game.editing.number === h.number));
+    // one compact row (issue #39, row 18): which hand and what happened, the deltas, and
+    // beside them the thumbnail and the fix button; the tiles across the row below
+    const head = document.createElement("span");
+    head.className = "head";
     const where = document.createElement("span");
     where.className = "where";
     const s = h.seating || {};
-    where.textContent = `${t("hand_n", { n: i + 1 })} · ${t("round_deal", { wind: roundWind(s), dealer: s.dealer_name })}`;
+    where.textContent = `${t("hand_n", { n: i + 1 })} · ${t("round_deal_short", { wind: roundWind(s), dealer: s.dealer_name })}`;
     const what = document.createElement("span");
     what.className = "what";
     what.textContent = describeHand(h);
-    li.append(where, what);
+    head.append(where, " ", what);
+    const d = document.createElement("span");
+    d.className = "hand-deltas";
+    d.textContent = view.players.map((p, k) => `${p} ${h.deltas[k] > 0 ? "+" : ""}${h.deltas[k]}`).join(" · ");
+    const side = document.createElement("span");
+    side.className = "side";
+    if (h.photo) {
+      const img = document.createElement("img");
+      img.className = "thumb";
+      img.loading = "lazy";
+      img.alt = "";
+      img.src = `/v1/tables/${game.token}/hands/${h.number}/thumbnail.jpg`;
+      side.append(img);
+    }
+    if (view.access === "write") {
+      const fix = document.createElement("button");
+      fix.type = "button";
+      fix.className = "link fix";
+      fix.textContent = t("fix");
+      fix.setAttribute("aria-label", t("fix_hand", { n: i + 1 }));
+      fix.addEventListener("click", () => (h.kind === "win" ? editHand(h) : editDraw(h)));
+      side.append(fix);
+    }
+    li.append(head, side, d);
+    if (h.tiles) li.append(handTiles(h));
     if (h.problem && h.problem !== "ok") {
       // kept as given, but not scored (a change of city or an earlier edit left it so)
       li.classList.add("unscored");
@@ -273,27 +301,6 @@ function renderHands(view) {
       problem.dataset.testid = "hand-problem";
       problem.textContent = t("hand_problem", { why: problemText(h.problem) });
       li.append(problem);
-    }
-    if (h.photo) {
-      const img = document.createElement("img");
-      img.className = "thumb";
-      img.loading = "lazy";
-      img.alt = "";
-      img.src = `/v1/tables/${game.token}/hands/${h.number}/thumbnail.jpg`;
-      li.append(img);
-    }
-    if (h.tiles) li.append(handTiles(h));
-    const d = document.createElement("span");
-    d.className = "hand-deltas";
-    d.textContent = view.players.map((p, k) => `${p} ${h.deltas[k] > 0 ? "+" : ""}${h.deltas[k]}`).join(" · ");
-    li.append(d);
-    if (view.access === "write") {
-      const fix = document.createElement("button");
-      fix.type = "button";
-      fix.className = "link fix";
-      fix.textContent = t("fix_hand", { n: i + 1 });
-      fix.addEventListener("click", () => (h.kind === "win" ? editHand(h) : editDraw(h)));
-      li.append(fix);
     }
     list.prepend(li); // newest first
   });

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,9 @@ from hupai.service.settings import Settings
 @pytest.fixture(scope="module")
 def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     database = f"sqlite:///{tmp_path_factory.mktemp('db') / 'tables.sqlite3'}"
-    app = create_app(Settings(_env_file=None, database_url=database))  # type: ignore[call-arg]
+    # every test starts a table or two from the one address: more than a phone's burst
+    settings = Settings(_env_file=None, database_url=database, tables_burst=200)  # type: ignore[call-arg]
+    app = create_app(settings)
     reader = ShapeReader()
     app.dependency_overrides[get_reader] = lambda: reader
     with live_server(app) as base:
@@ -459,6 +462,78 @@ def test_history_shows_melds_newest_first_and_draws_are_editable(browser: Any, u
     page.click("#draw-delete")
     page.click("#confirm-yes")
     expect(page.locator("#hand-list li")).to_have_count(1)
+    phone.close()
+
+
+# -- row 18: the history stays compact ------------------------------------------------------
+
+#: A phone's history is compact when a hand takes one short row at 390 × 844: on average at most
+#: this many CSS pixels a hand (9 hands then fit one 844-px screen; the list was 3,500 px after 9
+#: hands when the issue was filed, ~390 a hand, and 1,380 px before this row's fix) …
+COMPACT_HAND_PX = 90
+#: … and no hand over this (a discard's line may wrap to two).
+TALLEST_HAND_PX = 96
+#: An evening's hands: typed, with a kong, from photos (thumbnails), self-drawn and on discards.
+EVENING = [
+    {"winner": 1, "win": "self_draw", "hand": TYPED, "win_tile": "2m"},
+    {"winner": 2, "win": "discard", "discarder": 0, "hand": "11122345678999p"},
+    {
+        "winner": 3,
+        "win": "self_draw",
+        "hand": "123m456m789p55p",
+        "melds": [{"kind": "kong", "tiles": "1111s", "from": 1}],
+    },
+    {"photo": True, "winner": 0, "win": "self_draw"},
+    {"kind": "draw"},
+]
+
+
+def play_evening(url: str, token: str, hands: int) -> None:
+    """``hands`` hands added through the API, as four phones would (photos read by the fake
+    reader, with their thumbnails)."""
+    for i in range(hands):
+        entry = dict(EVENING[i % len(EVENING)])
+        if entry.pop("photo", False):
+            files = {"photo": ("hand.jpg", jpeg(), "image/jpeg")}
+            data = {"context": json.dumps(entry)}
+            r = httpx.post(f"{url}/v1/tables/{token}/photo", files=files, data=data)
+        else:
+            entry.setdefault("kind", "win")
+            if entry["kind"] == "win" and "win_tile" not in entry:
+                entry["win_tile"] = entry["hand"][-2:]
+            r = httpx.post(f"{url}/v1/tables/{token}/hands", json=entry)
+        assert r.status_code == 201, r.text
+
+
+def history_height(page: Any) -> float:
+    height: float = page.locator("#hand-list").evaluate("el => el.getBoundingClientRect().height")
+    return height
+
+
+@pytest.mark.parametrize("hands", [9, 11])
+def test_the_history_of_an_evening_is_compact(browser: Any, url: str, hands: int) -> None:
+    phone, page = open_table(browser, url)
+    play_evening(url, table_token(page), hands)
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    expect(page.locator("#hand-list li")).to_have_count(hands)
+    expect(page.locator("#hand-list img.thumb").first).to_be_visible()
+    height = history_height(page)
+    rows = page.locator("#hand-list li").evaluate_all(
+        "els => els.map((li) => li.getBoundingClientRect().height)"
+    )
+    print(f"\nhistory of {hands} hands at 390 × 844: {height:.0f} px; rows {rows}")
+    assert max(rows) <= TALLEST_HAND_PX, rows
+    assert height <= hands * COMPACT_HAND_PX, height
+    # compact, not cut: every hand keeps its tiles, melds, deltas and a 44-px fix button
+    assert page.locator("#hand-list li .hand-deltas").count() == hands
+    for box in page.locator("#hand-list li button.fix").evaluate_all(
+        "els => els.map((b) => b.getBoundingClientRect().height)"
+    ):
+        assert box >= 44, box
+    assert page.locator("#hand-list [data-tile='1s']").count() >= 4  # the kong is shown
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert english_words(page) == []
     phone.close()
 
 
