@@ -449,6 +449,9 @@ const ERROR_TEXT = {
     internal_error: "Something went wrong on the server; nothing was changed.",
     unreachable: "The server cannot be reached; check the connection and try again.",
     payload_too_large: "The photo is too large.",
+    photo_gone: "The photo read for this hand is no longer kept on the server.",
+    too_many_tables: "This phone started too many tables just now.",
+    too_costly: "This photo would take too long to open.",
   },
   zh: {
     no_tiles: "照片里没有找到牌。",
@@ -469,6 +472,9 @@ const ERROR_TEXT = {
     internal_error: "服务器出错了；什么都没有改动。",
     unreachable: "连不上服务器，请检查网络后重试。",
     payload_too_large: "照片太大了。",
+    photo_gone: "服务器已不再保存这张照片的识别结果。",
+    too_many_tables: "这台手机刚建了太多桌。",
+    too_costly: "这张照片打开太费时。",
   },
 };
 // Advice for the reading's warnings, written for the page (no command-line options).
@@ -899,7 +905,8 @@ export function errorText(err) {
 function reasonDetail(err) {
   if (err.local || !err.code || !err.message) return "";
   if (err.reason) return verdictText(err.result && err.result.reason ? err.result : { reason: err.reason });
-  return reasonZh(err.message, err.field, FIELD_ZH) || t("reason_untranslated");
+  // the field is named in the message already
+  return reasonZh(err.message, err.field, FIELD_ZH, false) || t("reason_untranslated");
 }
 
 /** A kept hand's problem (the ledger's ``problem``: a verdict's code, or "invalid: …" for a

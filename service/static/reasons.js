@@ -83,6 +83,7 @@ const PROBLEMS_ZH = [
   [/^'([^']*)' is (\d+) tiles beside (\d+) melds?; a hand between turns holds 13/, (m) => `${m[1]} 是 ${m[2]} 张牌（另有 ${m[3]} 副副露）；没胡的手牌应有 13 张，每副副露少 3 张`],
   [/^(\d+) concealed tiles beside (\d+) melds; a complete hand has (\d+)/, (m) => `手里 ${m[1]} 张牌、${m[2]} 副副露；胡牌时手里应有 ${m[3]} 张`],
   [/^(\d+) copies of (\w+)\b.*a set has only (\d+)/, (m) => `${m[2]} 有 ${m[1]} 张；一副牌只有 ${m[3]} 张`],
+  [/^'([^']*)' is not a known city/, (m) => `${m[1]} 不是这里有的城市`],
   [/^'([^']*)' is not used in (\w+)/, (m) => `${city(m[2])}麻将不用 ${m[1]} 这种牌`],
   [/^(\w+) is played without flowers/, (m) => `${city(m[1])}麻将不用花牌`],
   [/^(\w+) does not allow claiming a chow/, (m) => `${city(m[1])}麻将不能吃牌`],
@@ -121,8 +122,19 @@ const PROBLEMS_ZH = [
   [/^this is the table's read-only link/, () => "这是只读链接"],
   [/^the photo read for this hand is no longer kept/, () => "服务器已不再保存这张照片的识别结果；没有添加任何局"],
   [/^not an image file hupai can read/, () => "不是可以识别的图片格式"],
+  [/^HEIC\/HEIF\/AVIF photos are not supported/, () => "苹果手机“高效”格式的照片不能识别；请在相机设置里选“兼容性最佳”，或分享为普通照片"],
+  [/^\S+ images are not supported/, () => "不支持这种图片格式"],
+  [/^its header claims more than ([\d.]+) megapixels; at most ([\d.]+)/, (m) => `照片超过 ${m[1]} 百万像素；最多 ${m[2]} 百万像素`],
+  [/^cannot read the image: it is truncated or damaged/, () => "照片打不开：文件损坏或不完整"],
+  [/^the photo cannot be opened/, () => "照片打不开：文件损坏或不完整"],
+  [/^(\d+)×(\d+) px is too small to read tiles/, (m) => `${m[1]}×${m[2]} 像素太小，认不出牌`],
+  [/^a (?:progressive )?JPEG of/, () => "这张照片解码太费时；请发相机原图或小一点的照片"],
+  [/^reading took longer than ([\d.]+) s/, (m) => `识别超过了 ${m[1]} 秒`],
+  [/^larger than the ([\d.]+) (K|M)iB allowed/, (m) => `超过了允许的 ${m[1]} ${m[2] === "M" ? "兆" : "千"}字节`],
+  [/^the server is reading (\d+) photos/, (m) => `服务器正在识别 ${m[1]} 张照片，请稍后再试`],
+  [/^the tile reader is not loaded/, () => "识别模型还没有载入，请稍后再试"],
   [/^the file is empty/, () => "文件是空的"],
-  [/^over (\d+(?:\.\d+)?) ?MiB/, (m) => `超过 ${m[1]} MB`],
+  [/^over (\d+(?:\.\d+)?) ?MiB/, (m) => `超过 ${m[1]} 兆字节`],
   [/^(\d+) ?x ?(\d+) pixels/, (m) => `${m[1]}×${m[2]} 像素`],
   [/^this device made too many tables just now; try again in (\d+) s/, (m) => `这台设备刚建了太多桌，请 ${m[1]} 秒后再试`],
   [/^internal error/, () => "服务器内部出错；请求没有被处理"],
@@ -131,10 +143,10 @@ const PROBLEMS_ZH = [
 ];
 
 /** The problem of an error ``message`` ("<path>: <problem>") in Chinese, with its path's
- * name before it when that is known; "" when the problem's shape is not known. */
-export function reasonZh(message, field, known = {}) {
+ * name before it when that is known and ``named``; "" when the problem's shape is not known. */
+export function reasonZh(message, field, known = {}, named = true) {
   let problem = String(message || "");
-  const where = field ? pathZh(field, known) : "";
+  const where = field && named ? pathZh(field, known) : "";
   if (field && problem.startsWith(`${field}: `)) problem = problem.slice(field.length + 2);
   problem = problem.replace(/ \(and \d+ more\)$/, "");
   for (const [shape, zh] of PROBLEMS_ZH) {

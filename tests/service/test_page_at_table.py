@@ -9,13 +9,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from pagekit import PORTRAIT, WORD, Phone, chromium, english_words
+from pagekit import PORTRAIT, WORD, Phone, chromium, english_words, throttle
 from test_page_table import (
     PLAYERS,
     TYPED,
@@ -24,7 +26,9 @@ from test_page_table import (
     expect,
     record,
     start_table,
+    timing_is_fair,
     totals,
+    twelve_megapixel_photo,
 )
 
 from conftest import jpeg, live_server
@@ -380,6 +384,94 @@ def test_every_reason_the_server_gives_a_hand_is_in_chinese(browser: Any, url: s
     phone.close()
 
 
+def server_errors(url: str) -> list[dict[str, Any]]:
+    """The server's answers to what a table's phones can send wrong: tables, hands, draws,
+    photos, stale and missing things (each a real answer of the live server)."""
+    out: list[dict[str, Any]] = []
+
+    def keep(r: httpx.Response) -> None:
+        assert r.status_code >= 400, r.text
+        out.append(r.json())
+
+    names = PLAYERS["zh-CN"]
+    tables = f"{url}/v1/tables"
+    for bad in (
+        {"players": [names[0], names[0], *names[2:]]},
+        {"players": ["欧" * 41, *names[1:]]},
+        {"rate": "五毛"},
+        {"rate": "-1"},
+        {"starting_points": 10**10},
+        {"name": "桌" * 201},
+        {"options": {"cap": -1}},
+        {"options": {"cap": "很多"}},
+    ):
+        keep(httpx.post(tables, json={"city": "guiyang", "players": names, **bad}))
+    table = httpx.post(tables, json={"city": "guiyang", "players": names}).json()
+    token = table["write_token"]
+    win = {"kind": "win", "winner": 1, "win": "self_draw", "hand": TYPED, "win_tile": "2m"}
+    for bad in (
+        {"hand": "123m456m789m123p11z", "win_tile": "1z"},
+        {"chickens": [[], [], ["9m"], []]},
+        {"chickens": [[], [], ["甲"], []]},
+        {"hand": "123m456m789m55p", "melds": [{"kind": "chow", "tiles": "135p", "from": 0}]},
+        {"hand": "123m456m789m55p", "melds": [{"kind": "chow", "tiles": "123p", "from": 2}]},
+        {"win": "discard", "discarder": 1},
+        {"win": "discard"},
+        {"flowers": "1f"},
+        {"hand": "11111m2345678m99m", "win_tile": "9m"},
+        {"win_tile": "9s"},
+    ):
+        keep(httpx.post(f"{url}/v1/tables/{token}/preview", json={**win, **bad}))
+    keep(
+        httpx.post(
+            f"{url}/v1/tables/{token}/hands", json={"kind": "draw", "hands": [{"hand": "123m"}] * 4}
+        )
+    )
+    keep(httpx.post(f"{url}/v1/tables/{token}/undo"))
+    assert httpx.post(f"{url}/v1/tables/{token}/hands", json=win).status_code == 201
+    keep(httpx.put(f"{url}/v1/tables/{token}/options", json={"revision": 0, "options": {}}))
+    keep(httpx.put(f"{url}/v1/tables/{token}/hands/1", json={"revision": 9, "hand": win}))
+    keep(
+        httpx.put(
+            f"{url}/v1/tables/{token}/options",
+            json={"revision": 1, "city": "火星", "options": {}},
+        )
+    )
+    keep(httpx.get(f"{url}/v1/tables/{token}/hands/99"))
+    keep(httpx.post(f"{url}/v1/tables/{table['read_token']}/hands", json=win))
+    keep(httpx.post(f"{url}/v1/tables/{token}/hands?photo=" + "0" * 32, json=win))
+    whole = jpeg()
+    for name, data in (
+        ("empty.jpg", b""),
+        ("IMG_0001.heic", b"\0\0\0\x18ftypheic" + b"\0" * 64),
+        ("cut.jpg", whole[: len(whole) // 3]),
+        ("tiny.jpg", jpeg(8, 8)),
+        ("notes.txt", b"not a photo at all" * 20),
+    ):
+        files = {"photo": (name, data, "image/jpeg")}
+        keep(httpx.post(f"{url}/v1/read?image=url", files=files))
+    return out
+
+
+def test_the_page_has_chinese_for_every_reason_a_table_can_meet(browser: Any, url: str) -> None:
+    """Beyond the errors the page's own controls can make: every answer above, from the live
+    server, goes through the page's translation; none is left in English or untranslated."""
+    errors = server_errors(url)
+    phone = Phone(browser, PORTRAIT, "zh-CN")
+    page = phone.open(url + "/")
+    said = page.evaluate(
+        """async (errors) => {
+          const i18n = await import("/static/i18n.js");
+          return errors.map((e) => [e.message, Object.values(i18n.errorText(e)).join(" ")]);
+        }""",
+        errors,
+    )
+    print("\n" + "\n".join(f"{e}  →  {c}" for e, c in said))
+    left = [(e, c) for e, c in said if WORD.findall(c) or "还没有中文说明" in c]
+    assert left == [], left
+    phone.close()
+
+
 # -- row 16: a capped amount on one line -----------------------------------------------------
 
 
@@ -563,6 +655,45 @@ def test_four_long_names_fit_a_360_px_phone(browser: Any, url: str, locale: str)
     print(f"\nwidest page at 360 px, {locale}: {widths}")
     assert max(widths.values()) <= NARROW["width"], widths
     phone.close()
+
+
+# -- the target over a slow link: a 12-MP photo chosen → the hand on the scoreboard ---------
+
+
+def test_a_12_megapixel_photo_hand_over_750_kbit_reaches_the_scoreboard_within_3_s(
+    browser: Any, url: str, tmp_path: Path
+) -> None:
+    """The issue's target, at a table: from choosing the photo to the hand on the scoreboard
+    over 750 kbit/s (Chromium's network emulation both ways, 40 ms latency), the add tapped
+    the moment it is offered. The reader is the tests' fake (no model runs): the time is the
+    page's and the link's — shrinking, one upload, the preview, the add, the table reloaded."""
+    path = tmp_path / "IMG_0001.jpg"
+    size = twelve_megapixel_photo(path, orientation=6)
+    phone, page = open_table(browser, url)
+    page.get_by_test_id("record-win").click()
+    page.select_option("#winner", "1")
+    before = totals(page)
+    throttle(page, 750)
+    sent: list[int] = []
+    page.on("requestfinished", lambda r: sent.append(r.sizes()["requestBodySize"]))
+    t0 = time.monotonic()
+    page.get_by_test_id("photo").set_input_files(str(path))
+    expect(page.locator("#table-add")).to_be_enabled(timeout=30000)
+    scored = time.monotonic() - t0
+    page.click("#table-add")
+    expect(page.locator("#hand-list li")).to_have_count(1, timeout=30000)
+    expect(page.locator("#totals .seat[data-player='1'] .total")).not_to_have_text(str(before[1]))
+    seconds = time.monotonic() - t0
+    print(
+        f"\n12-MP photo ({size} B) → on the scoreboard over 750 kbit/s: {seconds:.2f} s "
+        f"(scored and offered to add at {scored:.2f} s; {sum(sent)} B sent in "
+        f"{len(sent)} requests; load average {os.getloadavg()[0]:.1f})"
+    )
+    assert sum(sent) < 250_000, sent  # the photo made small, and sent once
+    phone.close()
+    if seconds > 3.0:
+        timing_is_fair("a photo hand over 750 kbit/s")
+    assert seconds <= 3.0, seconds
 
 
 # -- row 19: tap targets ---------------------------------------------------------------------
