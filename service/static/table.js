@@ -33,6 +33,7 @@ const game = {
   photo: null, // the photo (made small) the tiles were read from: sent again only if need be
   photoKey: null, // the server's key for that photo's reading and annotated picture
   poll: null,
+  changed: null, // the views before and after the latest change (its list, redrawn on a switch)
 };
 
 // -- names ------------------------------------------------------------------------------------
@@ -80,7 +81,11 @@ export async function startTable() {
     $("table-save").disabled = true;
     return null;
   });
-  onLanguage(() => game.view && showTable(game.view));
+  onLanguage(() => {
+    if (!game.view) return;
+    showTable(game.view);
+    if (game.changed) showChanges(...game.changed); // the list a change left, in the new words
+  });
   $("game-start").addEventListener("click", openNewTable);
   $("nt-cancel").addEventListener("click", () => $("new-table").close());
   $("new-table-form").addEventListener("submit", createTable);
@@ -183,7 +188,10 @@ function showTable(view) {
       renderCity();
       $("options-box").hidden = true;
     }
-    if (before && before.revision !== view.revision) showChanges(before, view);
+    if (before && before.revision !== view.revision) {
+      game.changed = [before, view];
+      showChanges(before, view);
+    }
   }
   relabelSeatSelects();
   renderTiles();
