@@ -4,44 +4,17 @@
 // quotes kept as they are. A reason of an unknown shape is never shown in English on a
 // Chinese page: the caller says so in Chinese instead. Imports nothing (a leaf module).
 
-/** Field names in a path ("melds[0].tiles"), in Chinese. */
+/** Field names in a path ("melds[0].tiles") in Chinese, beside the page's own names of the
+ * request's fields (i18n.js's, given to pathZh as ``known``, and looked up first). */
 const PATH_ZH = {
-  hand: "手牌",
   hands: "各家手牌",
-  win_tile: "胡的牌",
-  melds: "副露",
   tiles: "牌",
   from: "被吃碰的玩家",
-  flowers: "花牌",
-  winner: "胡牌者",
-  win: "胡法",
-  discarder: "放炮者",
-  round_wind: "圈风",
-  last_tile: "海底",
-  first_turn: "第一巡",
-  options: "规则选项",
-  players: "玩家",
-  rate: "每分金额",
-  starting_points: "起始分",
-  first_dealer: "首局庄家",
-  name: "牌局名称",
-  photo: "照片",
   image: "照片",
   city: "城市",
   revision: "版本",
   number: "局",
-  chickens: "手里的鸡",
-  responsibility: "责任鸡",
-  kongs: "杠",
-  tile: "牌",
-  seat: "座位",
-  fed_by: "供牌者",
-  indicator: "翻牌",
-  fishing: "钓鱼牌",
-  cap: "封顶",
-  dealer_double: "庄家翻倍",
   last_drawer: "摸最后一张牌的玩家",
-  kind: "种类",
   context: "这一局的信息",
   token: "链接",
 };
