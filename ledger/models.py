@@ -106,9 +106,9 @@ class HandPhoto(Base):
 
 
 class TableOptions(Base):
-    """The options a table played with before a change (house rules, the city's variants):
-    a change of options keeps the previous ones here, as an edit keeps a hand's previous
-    version. ``table_revision`` is the table's revision the change was made from."""
+    """The options and city a table played with before a change (house rules, the city's
+    variants, the city itself): a change keeps the previous ones here, as an edit keeps a
+    hand's previous version. ``table_revision`` is the table's revision the change was made from."""
 
     __tablename__ = "table_options"
     __table_args__ = (Index("ix_table_options_table", "table_id", "id"),)
@@ -118,6 +118,8 @@ class TableOptions(Base):
     table_revision: Mapped[int] = mapped_column(Integer)
     #: the options in force until this change
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: the city in force until this change (a table's city can be changed, issue #39)
+    city: Mapped[str] = mapped_column(String(40))
     #: when they were replaced
     replaced_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 

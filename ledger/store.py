@@ -525,10 +525,22 @@ class Ledger:
             return photo.thumbnail
 
     # -- options -----------------------------------------------------------------------------
-    def set_options(self, token: str, options: Mapping[str, Any], revision: int) -> dict[str, Any]:
+    def set_options(
+        self,
+        token: str,
+        options: Mapping[str, Any],
+        revision: int,
+        city: str | None = None,
+    ) -> dict[str, Any]:
         """Replace the table's options (its house rules — ``cap``, ``dealer_double`` — and the
-        city's variants), made from the table's ``revision`` (a newer one: :class:`Stale`);
-        every hand is scored again with them, as after an edit. The options before are kept
+        city's variants) and, with ``city``, its city, made from the table's ``revision`` (a
+        newer one: :class:`Stale`); every hand is scored again with them, as after an edit.
+
+        A new city scores every hand already recorded under its own rules: each hand is kept
+        as it was given, so changing the city back restores every score; a hand the new
+        city cannot score (a tile or field it does not know) is kept and marked with its
+        problem, to be fixed or deleted. The table's succession choice stays only where the
+        new city's seed leaves that choice open. The options and city before are kept
         (:meth:`options_history`). Answers the table's view with its hands."""
         with self._session() as session:
             table = _writable(session, token)
@@ -538,14 +550,23 @@ class Ledger:
                     f"{table.revision}); reload and change the options again",
                     "revision",
                 )
-            checked = _checked_options(table, options)
-            if checked != table.options:
+            new_city = table.city if city is None else _known_city(city)
+            succession = table.succession
+            if new_city != table.city and not get_city(new_city).succession.other_win_option:
+                succession = None  # the new city's seed says who deals next
+            checked = _checked_options(table, options, new_city, succession)
+            if checked != table.options or new_city != table.city:
                 session.add(
                     TableOptions(
-                        table_id=table.id, table_revision=table.revision, options=table.options
+                        table_id=table.id,
+                        table_revision=table.revision,
+                        options=table.options,
+                        city=table.city,
                     )
                 )
                 table.options = checked
+                table.city = new_city
+                table.succession = succession
                 self._replay(session, table, 1, rescore_all=True)
             session.flush()
             return self._view(session, table, write=True, hands=True)
@@ -561,8 +582,9 @@ class Ledger:
             ).all()
             out = [
                 {
+                    "city": r.city,
                     "options": r.options,
-                    "house_rules": _house_rules(table.city, r.options),
+                    "house_rules": _house_rules(r.city, r.options),
                     "until_revision": r.table_revision,
                     "replaced_at": r.replaced_at.isoformat(),
                 }
@@ -570,6 +592,7 @@ class Ledger:
             ]
             out.append(
                 {
+                    "city": table.city,
                     "options": table.options,
                     "house_rules": _house_rules(table.city, table.options),
                     "until_revision": None,
@@ -866,18 +889,27 @@ def _money(totals: tuple[int, ...], rate: str | None) -> list[str] | None:
     return [str((Decimal(t) * r).quantize(Decimal("0.01"))) for t in totals]
 
 
-def _checked_options(table: GameTable, options: object) -> dict[str, Any]:
-    """New options for ``table``, checked as at its creation (field ``options.<name>``)."""
+def _checked_options(
+    table: GameTable, options: object, city: str, succession: str | None
+) -> dict[str, Any]:
+    """New options for ``table`` under ``city``, checked as at its creation (field
+    ``options.<name>``)."""
     if not isinstance(options, Mapping):
         raise Invalid(f"options: expected a JSON object, got {quote(options)}", "options")
-    setup = TableSetup(
-        table.city, options, table.first_dealer, table.starting_points, table.succession
-    )
+    setup = TableSetup(city, options, table.first_dealer, table.starting_points, succession)
     try:
         setup.check()
     except ScoringInputError as exc:
         raise Invalid.of(exc) from None
     return dict(options)
+
+
+def _known_city(city: object) -> str:
+    """A city's name as the scorer spells it, or :class:`Invalid` naming the known ones."""
+    try:
+        return get_city(city).name
+    except ScoringInputError as exc:
+        raise Invalid.of(exc) from None
 
 
 def _house_rules(city: str, options: Mapping[str, Any]) -> dict[str, Any]:

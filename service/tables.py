@@ -154,6 +154,11 @@ OPTIONS_CHANGE_SCHEMA: dict[str, Any] = {
             "answers 409)",
         },
         "options": {**OPTIONS_SCHEMA, "description": "the table's new options, whole"},
+        "city": {
+            "type": "string",
+            "description": "a new city for the table (GET /v1/cities): every hand already "
+            "recorded is scored again under its rules (`options` are then the new city's)",
+        },
     },
 }
 
@@ -564,15 +569,21 @@ async def set_options(
         dict[str, Any],
         Body(
             description="`revision`: the table's revision the change was made from (a newer "
-            "one answers 409), and `options`: the table's options, whole (house rules and "
-            "the city's variants)",
-            examples=[{"revision": 3, "options": {"cap": 50, "dealer_double": True}}],
+            "one answers 409), `options`: the table's options, whole (house rules and "
+            "the city's variants), and optionally `city`: a new city for the table",
+            examples=[
+                {"revision": 3, "options": {"cap": 50, "dealer_double": True}},
+                {"revision": 3, "city": "guiyang", "options": {}},
+            ],
             json_schema_extra=OPTIONS_CHANGE_SCHEMA,
         ),
     ],
 ) -> JSONResponse:
-    """Change the table's house rules and options: every hand is scored again with them, as
-    after an edit; the options before are kept (`GET …/options`). Answers the table."""
+    """Change the table's house rules and options, or its city: every hand is scored again
+    with them, as after an edit. Under a new city each hand is scored as it was given (so
+    changing the city back restores every score); a hand the new city cannot score is kept
+    with its `problem`, to be fixed or deleted. The options and city before are kept
+    (`GET …/options`). Answers the table."""
     revision = change.get("revision")
     if type(revision) is not int:
         raise ApiError(
@@ -581,11 +592,18 @@ async def set_options(
             "revision: required (the table's revision you are changing)",
             field="revision",
         )
-    return JSONResponse(await _call(ledger.set_options, token, change.get("options"), revision))
+    city = change.get("city")
+    if city is not None and not isinstance(city, str):
+        raise ApiError(
+            422, "invalid_request", "city: expected a city's name (GET /v1/cities)", field="city"
+        )
+    return JSONResponse(
+        await _call(ledger.set_options, token, change.get("options"), revision, city)
+    )
 
 
 @router.get("/{token}/options", responses=ERRORS)
 async def options_history(token: Token, ledger: LedgerDep) -> JSONResponse:
-    """The options the table has played with, oldest first; the last are in force (each
-    with its house rules, defaults filled in)."""
+    """The city and options the table has played with, oldest first; the last are in force
+    (each with its house rules, defaults filled in)."""
     return JSONResponse({"versions": await _call(ledger.options_history, token)})

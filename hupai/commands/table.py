@@ -59,6 +59,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     options.add_argument(
         "--unset", action="append", default=[], metavar="NAME", help="back to the default"
     )
+    options.add_argument(
+        "--city",
+        help="play this city from now on: every hand recorded is scored again under its rules "
+        "as it was given (switching back restores every score); the old city's own options "
+        "are dropped, its house rules (cap, dealer double) kept",
+    )
     options.set_defaults(handler=_options)
 
     add = sub.add_parser(
@@ -165,12 +171,23 @@ def _options(args: argparse.Namespace) -> int:
     ledger = _ledger(args)
     table = ledger.view(args.token, False)
     changes = _options_given(args)
-    if not changes and not args.unset:
+    if not changes and not args.unset and not args.city:
         _print_options(table)
         return 0
-    options = {k: v for k, v in table["options"].items() if k not in args.unset}
+    kept = table["options"]
+    if args.city and args.city != table["city"]:  # a new city: only the house rules carry over
+        kept = {k: v for k, v in kept.items() if k in (table.get("house_rules") or {})}
+    options = {k: v for k, v in kept.items() if k not in args.unset}
     options.update(changes)
-    table = ledger.set_options(args.token, options, table["revision"])
+    table = ledger.set_options(args.token, options, table["revision"], args.city)
+    if args.city:
+        print(f"city: {table['city']}")
+        unscored = [i for i, h in enumerate(table["hands"], 1) if h["problem"]]
+        if unscored:
+            print(
+                "not scored under this city (fix or delete them): hand "
+                + ", ".join(str(i) for i in unscored)
+            )
     _print_options(table)
     print(
         "every hand scored again; totals: "

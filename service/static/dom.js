@@ -1,6 +1,6 @@
 // hupai — the page's small DOM helpers: elements by id, the API, the status line, errors
 // (announced and scrolled into view), and confirmations.
-import { errorText, hintText, t } from "./i18n.js";
+import { errorText, hintText, isZh, t } from "./i18n.js";
 
 export const $ = (id) => document.getElementById(id);
 
@@ -89,13 +89,13 @@ export function showError(err) {
   msg.textContent = message;
   box.replaceChildren(msg);
   if (detail && detail !== message) {
-    // the API's own English words: kept, folded away on a Chinese screen
+    // the reason in full, folded away (in Chinese on a Chinese screen: issue #39, row 6)
     const more = document.createElement("details");
     more.className = "detail";
     const summary = document.createElement("summary");
     summary.textContent = t("error_detail");
     const text = document.createElement("div");
-    text.lang = "en";
+    text.lang = isZh() ? "zh-CN" : "en";
     text.textContent = detail;
     more.append(summary, text);
     box.append(more);
@@ -109,6 +109,22 @@ export function showError(err) {
   }
   box.hidden = false;
   reveal(box);
+}
+
+/** Show ``err`` in a dialog's own error ``box``: what is wrong, and the reason on a line of
+ * its own (in the page's language), unfolded — a dialog has room and nothing else to say. */
+export function explainError(box, err) {
+  const { message, detail } = errorText(err);
+  const lines = [message, detail].filter((x, i, all) => x && all.indexOf(x) === i);
+  box.replaceChildren(
+    ...lines.map((text, i) => {
+      const div = document.createElement("div");
+      div.className = i === 0 ? "message" : "detail";
+      div.textContent = text;
+      return div;
+    }),
+  );
+  box.hidden = false;
 }
 
 /** Open ``dialog`` as a modal that the phone's Back button closes (the half-entered hand

@@ -2,6 +2,7 @@
 // codes; the page translates by code (errors, reading warnings, verdicts, patterns, items).
 // Chosen from the browser's language, switchable, remembered on this phone. An ES module:
 // the other modules import what they need; a change of language is told through onLanguage.
+import { pathZh, reasonZh } from "./reasons.js";
 
 const LANG_KEY = "hupai.lang";
 
@@ -63,7 +64,12 @@ const TEXT = {
     new_table: "A new table",
     new_table_tip: "The city is the one chosen above: {city}.",
     house_rules_table: "House rules for this table",
-    rules_edit: "House rules",
+    rules_edit: "City and rules",
+    rules_title: "City and house rules for this table",
+    city_change_warning: "{n} hands recorded: saving scores every one of them again under {city}'s rules (each hand as it was entered). Hands {city} cannot score are marked, to fix or delete. Switching back to {old} restores every score.",
+    city_changed: "The table now plays {city}'s rules; every hand re-scored.",
+    hand_problem: "not scored under these rules: {why}",
+    changes_problem: "not scored under {city}'s rules ({why}) — fix or delete it",
     rules_tip: "Saving re-scores every hand with the new rules.",
     rules_changed: "House rules changed; every hand re-scored.",
     rules_none: "no house rules",
@@ -102,6 +108,8 @@ const TEXT = {
     changed_hands: "Re-scored — these hands changed:",
     streak: ", streak {n}",
     round_deal: "{wind} round · {dealer} deals",
+    round_deal_short: "{wind} · {dealer} deals",
+    fix: "Fix",
     draw: "Draw",
     won: "{who} won ({how})",
     won_from: "{who} won ({how} from {from})",
@@ -191,6 +199,7 @@ const TEXT = {
     table_link: "Link",
     open_write: "Scoring link",
     error_detail: "The server's words",
+    reason_untranslated: "The server gave no reason this page knows.",
     nt_suit_without_rank: "'{suit}' needs the ranks before it, e.g. 123{suit}.",
     nt_no_such_tile: "There is no tile {tile}.",
     nt_bad_char: "'{ch}' is not tile notation: digits, then m, p, s, z or f.",
@@ -259,7 +268,12 @@ const TEXT = {
     new_table: "开一桌",
     new_table_tip: "城市取自上面的选择：{city}。",
     house_rules_table: "这一桌的规则选项",
-    rules_edit: "规则选项",
+    rules_edit: "城市和规则",
+    rules_title: "这一桌的城市和规则",
+    city_change_warning: "已记 {n} 局：保存后，每一局都按{city}的规则重新计分（按当时记下的牌）。{city}算不了分的局会标出来，需要修改或删除。改回{old}就能恢复原来的分数。",
+    city_changed: "这一桌已改用{city}的规则，每一局都已重新计分。",
+    hand_problem: "按现在的规则算不了分：{why}",
+    changes_problem: "按{city}的规则算不了分（{why}），请修改或删除",
     rules_tip: "保存后，每一局都按新规则重新计算。",
     rules_changed: "规则已修改，每一局都已重新计算。",
     rules_none: "没有特别规则",
@@ -297,6 +311,8 @@ const TEXT = {
     changed_hands: "重新计算后，这些局的分变了：",
     streak: "，连庄 {n}",
     round_deal: "{wind}风圈 · {dealer} 坐庄",
+    round_deal_short: "{wind}圈 · {dealer}庄",
+    fix: "修改",
     draw: "流局",
     won: "{who} 胡牌（{how}）",
     won_from: "{who} 胡牌（{how}，{from} 放炮）",
@@ -384,7 +400,8 @@ const TEXT = {
     hands_none: "还没有记录。",
     table_link: "链接",
     open_write: "记分链接",
-    error_detail: "服务器原文",
+    error_detail: "详细原因",
+    reason_untranslated: "这条原因还没有中文说明；切换语言可以看到服务器的原话。",
     nt_suit_without_rank: "“{suit}”前面要有数字，比如 123{suit}。",
     nt_no_such_tile: "没有 {tile} 这张牌。",
     nt_bad_char: "“{ch}”不是牌的写法：先写数字，再写 m、p、s、z 或 f。",
@@ -432,6 +449,9 @@ const ERROR_TEXT = {
     internal_error: "Something went wrong on the server; nothing was changed.",
     unreachable: "The server cannot be reached; check the connection and try again.",
     payload_too_large: "The photo is too large.",
+    photo_gone: "The photo read for this hand is no longer kept on the server.",
+    too_many_tables: "This phone started too many tables just now.",
+    too_costly: "This photo would take too long to open.",
   },
   zh: {
     no_tiles: "照片里没有找到牌。",
@@ -452,6 +472,9 @@ const ERROR_TEXT = {
     internal_error: "服务器出错了；什么都没有改动。",
     unreachable: "连不上服务器，请检查网络后重试。",
     payload_too_large: "照片太大了。",
+    photo_gone: "服务器已不再保存这张照片的识别结果。",
+    too_many_tables: "这台手机刚建了太多桌。",
+    too_costly: "这张照片打开太费时。",
   },
 };
 // Advice for the reading's warnings, written for the page (no command-line options).
@@ -865,15 +888,38 @@ export function verdictText(result) {
   return result.message || REASON_TEXT.en[result.reason] || result.reason;
 }
 
-/** An API error as the player reads it: by code in Chinese (the API's English words kept
- * apart, as ``detail``, for a player who asks for them). */
+/** An API error as the player reads it: by code, and on a Chinese page the server's reason
+ * in Chinese as ``detail`` (issue #39, row 6: never its English words). */
 export function errorText(err) {
   const byCode = err && err.code ? ERROR_TEXT[LANG][err.code] : null;
   if (LANG === "zh") {
-    const field = err && err.field ? t("error_field", { field: fieldLabel(err.field) }) : "";
-    return { message: (byCode || (err && err.local) || "出错了。") + field, detail: (err && err.message) || "" };
+    const where = err && err.field ? pathZh(err.field, FIELD_ZH) || fieldLabel(err.field) : "";
+    const field = where ? t("error_field", { field: where }) : "";
+    return { message: (byCode || (err && err.local) || "出错了。") + field, detail: err ? reasonDetail(err) : "" };
   }
   return { message: (err && (err.local || err.message)) || String(err), detail: "" };
+}
+
+/** The server's reason for ``err`` in Chinese: a hand that does not score by its verdict,
+ * any other reason by its shape; "" for an error the page made itself. */
+function reasonDetail(err) {
+  if (err.local || !err.code || !err.message) return "";
+  if (err.reason) return verdictText(err.result && err.result.reason ? err.result : { reason: err.reason });
+  // the field is named in the message already
+  return reasonZh(err.message, err.field, FIELD_ZH, false) || t("reason_untranslated");
+}
+
+/** A kept hand's problem (the ledger's ``problem``: a verdict's code, or "invalid: …" for a
+ * hand its table can no longer score as given), in the page's language. */
+export function problemText(problem) {
+  const text = String(problem || "");
+  if (text.startsWith("invalid: ")) {
+    const message = text.slice("invalid: ".length);
+    if (LANG !== "zh") return message;
+    const field = /^([\w.[\]]+): /.exec(message);
+    return reasonZh(message, field ? field[1] : "", FIELD_ZH) || t("reason_untranslated");
+  }
+  return verdictText({ reason: text }).replace(/[。.]$/, "");
 }
 
 export function hintText(err) {

@@ -1,8 +1,9 @@
-// hupai — a table's house rules changed mid-game (PUT /v1/tables/{token}/options): the
-// city's options (cap 封顶 and dealer_double 庄家翻倍 first) filled with the table's values;
-// saving re-scores every hand at the server.
-import { $, openDialog, option, send } from "./dom.js";
-import { choiceText, errorText, fieldLabel } from "./i18n.js";
+// hupai — a table's city and house rules changed mid-game (PUT /v1/tables/{token}/options):
+// the city first, then its options (cap 封顶 and dealer_double 庄家翻倍 first) filled with the
+// table's values; saving re-scores every hand at the server. A new city says first what it
+// does to the hands already recorded (issue #39, row 5).
+import { $, explainError, openDialog, option, send } from "./dom.js";
+import { choiceText, cityTitle, fieldLabel, t } from "./i18n.js";
 
 /** One control per option, holding ``value``; get() its value now. */
 function control(f, value) {
@@ -37,11 +38,28 @@ function control(f, value) {
   return { el: label, get: () => (input.value.trim() === "" ? f.default : Number(input.value)) };
 }
 
-/** Open the rules dialog for ``view`` (a table, write link); ``saved(view)`` after a change. */
-export function openRules(view, city, token, saved) {
+/** Open the rules dialog for ``view`` (a table, write link) with the ``cities`` it may
+ * play; ``saved(view)`` after a change. */
+export function openRules(view, cities, token, saved) {
   const given = { ...(view.house_rules || {}), ...(view.options || {}) };
-  const controls = city.options.map((f) => [f, control(f, given[f.name] ?? f.default)]);
-  $("rules-fields").replaceChildren(...controls.map(([, c]) => c.el));
+  const sel = $("rules-city");
+  sel.replaceChildren(...cities.map((c) => option(c.name, cityTitle(c), c.name === view.city)));
+  let controls = [];
+  const show = () => {
+    const city = cities.find((c) => c.name === sel.value);
+    // the table's values for its own city; a new city starts from its defaults, keeping the
+    // house rules every city takes (cap, dealer double)
+    const kept = city.name === view.city ? given : view.house_rules || {};
+    controls = city.options.map((f) => [f, control(f, kept[f.name] ?? f.default)]);
+    $("rules-fields").replaceChildren(...controls.map(([, c]) => c.el));
+    const warning = $("rules-city-warning");
+    const hands = (view.hands || []).length;
+    warning.hidden = city.name === view.city || hands === 0;
+    const old = cities.find((c) => c.name === view.city);
+    warning.textContent = t("city_change_warning", { n: hands, city: cityTitle(city), old: old ? cityTitle(old) : view.city });
+  };
+  sel.onchange = show;
+  show();
   $("rules-error").hidden = true;
   const dialog = $("rules");
   const form = $("rules-form");
@@ -52,16 +70,16 @@ export function openRules(view, city, token, saved) {
       const v = c.get();
       if (v !== f.default) options[f.name] = v;
     }
+    const change = { revision: view.revision, options };
+    if (sel.value !== view.city) change.city = sel.value;
     try {
-      const next = await send("PUT", `/v1/tables/${token}/options`, { revision: view.revision, options });
+      const next = await send("PUT", `/v1/tables/${token}/options`, change);
       dialog.close();
       saved(next);
     } catch (err) {
-      $("rules-error").textContent = errorText(err).message;
-      $("rules-error").hidden = false;
+      explainError($("rules-error"), err);
     }
   };
   $("rules-cancel").onclick = () => dialog.close();
   openDialog(dialog);
 }
-

@@ -4,9 +4,9 @@
 // and is joined by a QR code. It takes over steps of the page through hooks (reading a
 // photo, scoring, naming seats); while a table is open the seat selects hold *players* (0-3
 // in chair order) and the server turns them into each hand's seats.
-import { $, api, confirmAction, openDialog, option, reveal, send, setStatus, showError } from "./dom.js";
+import { $, api, confirmAction, explainError, openDialog, option, reveal, send, setStatus, showError } from "./dom.js";
 import { register } from "./hooks.js";
-import { choiceText, cityTitle, errorText, fieldLabel, isZh, onLanguage, t, windText, winText } from "./i18n.js";
+import { choiceText, cityTitle, fieldLabel, isZh, onLanguage, problemText, t, windText, winText } from "./i18n.js";
 import { series, trendChart } from "./chart.js";
 import { context, currentCity, relabelSeatSelects, renderCity, renderCityFields, showDiscarder } from "./form.js";
 import { renderTiles, tileFields, tilesFromRequest, updateMeldSeats } from "./hand.js";
@@ -33,6 +33,7 @@ const game = {
   photo: null, // the photo (made small) the tiles were read from: sent again only if need be
   photoKey: null, // the server's key for that photo's reading and annotated picture
   poll: null,
+  changed: null, // the views before and after the latest change (its list, redrawn on a switch)
 };
 
 // -- names ------------------------------------------------------------------------------------
@@ -80,7 +81,11 @@ export async function startTable() {
     $("table-save").disabled = true;
     return null;
   });
-  onLanguage(() => game.view && showTable(game.view));
+  onLanguage(() => {
+    if (!game.view) return;
+    showTable(game.view);
+    if (game.changed) showChanges(...game.changed); // the list a change left, in the new words
+  });
   $("game-start").addEventListener("click", openNewTable);
   $("nt-cancel").addEventListener("click", () => $("new-table").close());
   $("new-table-form").addEventListener("submit", createTable);
@@ -102,10 +107,11 @@ export async function startTable() {
   $("game-share").addEventListener("click", () => toggle("share-box"));
   $("game-settle").addEventListener("click", () => toggle("settle-box"));
   $("game-rules-edit").addEventListener("click", () => {
-    const city = state.meta.cities.find((c) => c.name === game.view.city);
-    openRules(game.view, city, game.token, async () => {
+    const was = game.view.city;
+    openRules(game.view, state.meta.cities, game.token, async (next) => {
       await refreshTable();
-      setStatus(() => t("rules_changed"));
+      const city = state.meta.cities.find((c) => c.name === next.city);
+      setStatus(() => (next.city === was ? t("rules_changed") : t("city_changed", { city: cityTitle(city) })));
     });
   });
   $("settle-text").addEventListener("click", () => shareSettlement(game.view));
@@ -176,7 +182,16 @@ function showTable(view) {
     $("winner").value = "";
   } else {
     $("winner").options[0].textContent = t("who_won");
-    if (before && before.revision !== view.revision) showChanges(before, view);
+    if (before && before.city !== view.city) {
+      // the table's city was changed (here or on another phone): the form follows it
+      $("city").value = view.city;
+      renderCity();
+      $("options-box").hidden = true;
+    }
+    if (before && before.revision !== view.revision) {
+      game.changed = [before, view];
+      showChanges(before, view);
+    }
   }
   relabelSeatSelects();
   renderTiles();
@@ -250,34 +265,50 @@ function renderHands(view) {
     li.dataset.number = h.number;
     li.dataset.ordinal = i + 1;
     li.classList.toggle("editing", Boolean(game.editing && game.editing.number === h.number));
+    // one compact row (issue #39, row 18): which hand and what happened, the deltas, and
+    // beside them the thumbnail and the fix button; the tiles across the row below
+    const head = document.createElement("span");
+    head.className = "head";
     const where = document.createElement("span");
     where.className = "where";
     const s = h.seating || {};
-    where.textContent = `${t("hand_n", { n: i + 1 })} · ${t("round_deal", { wind: roundWind(s), dealer: s.dealer_name })}`;
+    where.textContent = `${t("hand_n", { n: i + 1 })} · ${t("round_deal_short", { wind: roundWind(s), dealer: s.dealer_name })}`;
     const what = document.createElement("span");
     what.className = "what";
     what.textContent = describeHand(h);
-    li.append(where, what);
+    head.append(where, " ", what);
+    const d = document.createElement("span");
+    d.className = "hand-deltas";
+    d.textContent = view.players.map((p, k) => `${p} ${h.deltas[k] > 0 ? "+" : ""}${h.deltas[k]}`).join(" · ");
+    const side = document.createElement("span");
+    side.className = "side";
     if (h.photo) {
       const img = document.createElement("img");
       img.className = "thumb";
       img.loading = "lazy";
       img.alt = "";
       img.src = `/v1/tables/${game.token}/hands/${h.number}/thumbnail.jpg`;
-      li.append(img);
+      side.append(img);
     }
-    if (h.tiles) li.append(handTiles(h));
-    const d = document.createElement("span");
-    d.className = "hand-deltas";
-    d.textContent = view.players.map((p, k) => `${p} ${h.deltas[k] > 0 ? "+" : ""}${h.deltas[k]}`).join(" · ");
-    li.append(d);
     if (view.access === "write") {
       const fix = document.createElement("button");
       fix.type = "button";
       fix.className = "link fix";
-      fix.textContent = t("fix_hand", { n: i + 1 });
+      fix.textContent = t("fix");
+      fix.setAttribute("aria-label", t("fix_hand", { n: i + 1 }));
       fix.addEventListener("click", () => (h.kind === "win" ? editHand(h) : editDraw(h)));
-      li.append(fix);
+      side.append(fix);
+    }
+    li.append(head, side, d);
+    if (h.tiles) li.append(handTiles(h));
+    if (h.problem && h.problem !== "ok") {
+      // kept as given, but not scored (a change of city or an earlier edit left it so)
+      li.classList.add("unscored");
+      const problem = document.createElement("span");
+      problem.className = "problem";
+      problem.dataset.testid = "hand-problem";
+      problem.textContent = t("hand_problem", { why: problemText(h.problem) });
+      li.append(problem);
     }
     list.prepend(li); // newest first
   });
@@ -330,9 +361,16 @@ function showChanges(before, after) {
   const old = new Map((before.hands || []).map((h) => [h.number, h]));
   const lines = [];
   const sign = (d) => (d > 0 ? `+${d}` : String(d));
+  const city = state.meta.cities.find((c) => c.name === after.city);
   (after.hands || []).forEach((h, i) => {
     const was = old.get(h.number);
-    if (!was || was.deltas.every((d, k) => d === h.deltas[k])) return;
+    if (!was) return;
+    if (h.problem && h.problem !== was.problem) {
+      const why = t("changes_problem", { city: city ? cityTitle(city) : after.city, why: problemText(h.problem) });
+      lines.push(`${t("hand_n", { n: i + 1 })}${isZh() ? "：" : ": "}${why}`);
+      return;
+    }
+    if (was.deltas.every((d, k) => d === h.deltas[k])) return;
     const moves = after.players
       .map((p, k) => (was.deltas[k] === h.deltas[k] ? null : `${p} ${sign(was.deltas[k])} → ${sign(h.deltas[k])}`))
       .filter(Boolean);
@@ -764,10 +802,7 @@ async function createTable(event) {
     startPolling();
     setStatus(() => t("table_started", { players: view.players.join(isZh() ? "、" : ", ") }));
   } catch (err) {
-    const box = $("nt-error");
-    const { message } = errorText(err);
-    box.textContent = message;
-    box.hidden = false;
+    explainError($("nt-error"), err);
   }
 }
 

@@ -55,7 +55,7 @@ def test_upgrading_twice_changes_nothing(database_url: str) -> None:
     migrate(engine)
     migrate(engine)
     with engine.connect() as conn:
-        assert MigrationContext.configure(conn).get_current_revision() == "0004"
+        assert MigrationContext.configure(conn).get_current_revision() == "0005"
     engine.dispose()
 
 
@@ -66,4 +66,22 @@ def test_tables_made_before_table_keys_are_found_after_the_upgrade(database_url:
     new = Ledger(database_url)
     assert new.view(made["write_token"])["access"] == "write"
     assert new.view(made["read_token"])["access"] == "read"
+    new.close()
+
+
+def test_options_kept_before_a_city_could_change_take_the_tables_city(database_url: str) -> None:
+    old = Ledger(database_url, migrate_to="0004")  # made before a table's city could change
+    made = old.create_table({"city": "guiyang", "players": PLAYERS})
+    with old.engine.begin() as conn:
+        conn.exec_driver_sql(
+            "INSERT INTO table_options (table_id, table_revision, options, replaced_at) "
+            "VALUES ((SELECT id FROM game_tables), 0, '{\"cap\": 8}', CURRENT_TIMESTAMP)"
+        )
+    old.close()
+    new = Ledger(database_url)
+    versions = new.options_history(made["read_token"])
+    assert [(v["city"], v["options"]) for v in versions] == [
+        ("guiyang", {"cap": 8}),
+        ("guiyang", {}),
+    ]
     new.close()

@@ -81,3 +81,26 @@ def test_options_refuses_a_bad_value_naming_it(db: str, capsys: pytest.CaptureFi
     token, _ = new_table(db, capsys)
     code, _, err = run(db, capsys, "options", token, "--cap", "-3")
     assert code != 0 and "options.cap" in err
+
+
+def test_options_city_scores_every_hand_again_and_back(
+    db: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    token, _ = new_table(db, capsys, "--cap", "10")
+    add_chen(db, capsys, token, tmp_path)
+    code, before, _ = run(db, capsys, "show", token, "--json")
+    code, out, err = run(db, capsys, "options", token, "--city", "guiyang")
+    assert code == 0, err
+    assert "city: guiyang" in out and "cap 10" in out
+    code, out, err = run(db, capsys, "options", token, "--city", "shaanxi")
+    assert code == 0, err
+    _, after, _ = run(db, capsys, "show", token, "--json")
+    assert json.loads(after)["totals"] == json.loads(before)["totals"]
+
+
+def test_options_city_refuses_an_unknown_city_naming_it(
+    db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    token, _ = new_table(db, capsys)
+    code, _, err = run(db, capsys, "options", token, "--city", "atlantis")
+    assert code != 0 and "atlantis" in err and "guiyang" in err

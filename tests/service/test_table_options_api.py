@@ -75,3 +75,50 @@ def test_the_openapi_schema_describes_the_house_rules(client: TestClient) -> Non
     assert options["dealer_double"]["type"] == "boolean"
     assert "庄家翻倍" in options["dealer_double"]["description"]
     assert {"put", "get"} <= set(spec["paths"]["/v1/tables/{token}/options"])
+
+
+def put_city(client: TestClient, token: str, city: Any) -> Any:
+    revision = client.get(f"/v1/tables/{token}").json()["revision"]
+    change = {"revision": revision, "city": city, "options": {}}
+    return client.put(f"/v1/tables/{token}/options", json=change)
+
+
+def test_a_new_city_rescores_every_hand_and_the_old_city_restores_them(
+    client: TestClient,
+) -> None:
+    table = new_table(client)
+    token = table["write_token"]
+    client.post(f"/v1/tables/{token}/hands", json=WIN)
+    before = client.get(f"/v1/tables/{token}").json()
+    r = put_city(client, token, "guiyang")
+    assert r.status_code == 200, r.text
+    after = r.json()
+    assert after["city"] == "guiyang"
+    assert after["hands"][0]["deltas"] != before["hands"][0]["deltas"]  # Guiyang's own score
+    assert sum(after["totals"]) == 0
+    back = put_city(client, token, "shaanxi").json()
+    assert back["hands"][0]["deltas"] == before["hands"][0]["deltas"]
+    versions = client.get(f"/v1/tables/{token}/options").json()["versions"]
+    assert [v["city"] for v in versions] == ["shaanxi", "guiyang", "shaanxi"]
+
+
+def test_a_hand_the_new_city_cannot_score_is_kept_with_its_problem(client: TestClient) -> None:
+    table = new_table(client)
+    token = table["write_token"]
+    honours = {**WIN, "hand": "123m456m789m123p11z", "win_tile": "1z"}
+    assert client.post(f"/v1/tables/{token}/hands", json=honours).status_code == 201
+    hand = put_city(client, token, "guiyang").json()["hands"][0]
+    assert hand["problem"] and "1z" in hand["problem"], hand["problem"]
+    assert hand["deltas"] == [0, 0, 0, 0]
+    hand = put_city(client, token, "shaanxi").json()["hands"][0]
+    assert hand["problem"] is None and hand["deltas"] != [0, 0, 0, 0]
+
+
+def test_an_unknown_city_is_refused_by_name(client: TestClient) -> None:
+    table = new_table(client)
+    r = put_city(client, table["write_token"], "atlantis")
+    assert (r.status_code, r.json()["field"]) == (422, "city")
+    assert "atlantis" in r.json()["message"] and "guiyang" in r.json()["message"]
+    r = put_city(client, table["write_token"], 7)
+    assert (r.status_code, r.json()["field"]) == (422, "city")
+    assert client.get(f"/v1/tables/{table['write_token']}").json()["city"] == "shaanxi"
