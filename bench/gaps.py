@@ -13,7 +13,12 @@ taken away in turn (the tile stays in the photo, unboxed — what a finder that 
 white dragon leaves) and the check runs on what is left: is a gap flagged where the tile
 lies? Inner tiles and row ends are counted apart (an end leaves no room to see).
 
+With ``--composites N`` the photos are instead N camerash composites (bench/composites.py:
+single-tile photos of sets never trained on, laid out as winning hands) — the issue's "held-out
+scenes with one tile removed".
+
     python bench/gaps.py [--real data/real] [--split val] [--model F.onnx --namer N.onnx]
+    python bench/gaps.py --composites 200 [--model F.onnx --namer N.onnx]
 """
 
 from __future__ import annotations
@@ -167,9 +172,15 @@ def taken_away(readings: list[Read], check: Check | None) -> dict[str, float]:
     return {k: hit / max(n, 1) for k, (n, hit) in counts.items()}
 
 
-def reader_arguments(description: str, argv: list[str] | None) -> argparse.Namespace:
-    """The real split to read (val: never test for choosing) and the models to read it with."""
+def reader_arguments(
+    description: str, argv: list[str] | None, composites: bool = False
+) -> argparse.Namespace:
+    """The real split to read (val: never test for choosing) and the models to read it with
+    (``composites``: or camerash composites instead)."""
     parser = argparse.ArgumentParser(description=description)
+    if composites:
+        parser.add_argument("--composites", type=int, help="read N camerash composites instead")
+        parser.add_argument("--seed", type=int, default=3600, help="the composites' seeds")
     parser.add_argument("--real", type=Path, default=ROOT / "data" / "real")
     parser.add_argument("--split", default="val", help="never test for choosing")
     parser.add_argument("--model", help="finder ONNX (default: the shipped one)")
@@ -178,19 +189,42 @@ def reader_arguments(description: str, argv: list[str] | None) -> argparse.Names
 
 
 def read_unchecked(args: argparse.Namespace) -> list[Read]:
-    """The split read with the gap check off (no room is ever found)."""
+    """The split (or the composites) read with the gap check off (no room is ever found)."""
     with check_set(MISSING_GAP=(float("inf"), float("inf"))):
+        if getattr(args, "composites", None):
+            return read_composites(args.composites, args.seed, args.model, args.namer)
         return read_all(args.real, args.split, args.model, args.namer)
 
 
+def read_composites(n: int, seed: int, model: str | None, namer: str | None) -> list[Read]:
+    """``n`` camerash composites (bench/composites.py) read through the product's path."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from composites import compose, context_of, load_faces, table_photos
+
+    from hupai.vision.detector import Detector
+    from hupai.vision.namer import Namer
+    from hupai.vision.reading import default_namer, read_image
+
+    detector = Detector(model, threads=1)
+    the_namer = Namer(namer, threads=1) if namer else default_namer(1)
+    faces, tables = load_faces(), table_photos()
+    out = []
+    for i in range(n):
+        c = compose(np.random.default_rng([seed, i]), faces, context_of(i)[0], tables=tables)
+        truth = Detections.make([box for _cls, box in c.labels], [cls for cls, _box in c.labels])
+        out.append((read_image(c.image, detector=detector, namer=the_namer), truth, c.image))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = reader_arguments(__doc__.splitlines()[0], argv)
+    args = reader_arguments(__doc__.splitlines()[0], argv, composites=True)
     readings = read_unchecked(args)
     figures = {"off (peer)": photo_figures(readings, None)}
     for name, check in VARIANTS.items():
         figures[name] = photo_figures(readings, check)
     span = f"{ROW_LENGTHS.start}-{ROW_LENGTHS.stop - 1}"
-    print(f"real {args.split}: {len(readings)} photos; the gap check off and in each variant")
+    what = f"camerash composites (seed {args.seed})" if args.composites else f"real {args.split}"
+    print(f"{what}: {len(readings)} photos; the gap check off and in each variant")
     print(f"(taken away: one found box in a row of {span} tiles, the tile left unboxed)")
     print(f"{'':28s}" + "".join(f"{name:>14s}" for name in figures))
     for key in figures["shipped"]:

@@ -381,12 +381,13 @@ def gap_rooms(det: Detections, layout: HandLayout) -> list[GapRoom]:
         if pitch <= 0:
             continue
         for k, (a, b) in enumerate(itertools.pairwise(r)):
-            if not MISSING_GAP[0] <= steps[k] / pitch <= MISSING_GAP[1]:
+            step = steps[k] / pitch
+            if not MISSING_GAP[0] <= step <= MISSING_GAP[1]:
                 continue
             if max(f.across[a], f.across[b]) > MISSING_HEIGHT_RATIO * min(f.across[a], f.across[b]):
                 continue
             apart = _set_apart(layout, det, a) or _set_apart(layout, det, b)
-            narrow = layout.winning in (a, b) and steps[k] / pitch < WIN_APART
+            narrow = layout.winning in (a, b) and step < WIN_APART
             # the room between the two, as a box of the neighbours' size
             mid_u = (f.u[a] + f.along[a] / 2 + f.u[b] - f.along[b] / 2) / 2
             box = room(mid_u, (f.v[a] + f.v[b]) / 2, (det.wh[a] + det.wh[b]) / 2)

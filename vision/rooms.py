@@ -97,13 +97,36 @@ def face_distance(
     return float(min(np.linalg.norm(there - face) for face in faces))
 
 
-def body_there(room: GapRoom, to_image: NDArray[np.float64], doubtful: NDArray[np.float64]) -> bool:
-    """Whether a doubtful box (in the photo) lies on the room."""
+def _in_photo_boxes(
+    xyxy: NDArray[np.float64], to_image: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Frame boxes as photo boxes (the envelope of each turned box)."""
+    if len(xyxy) == 0:
+        return np.zeros((0, 4))
+    corners = box_corners(np.asarray(xyxy, np.float64)) @ to_image[:, :2].T + to_image[:, 2]
+    return np.concatenate([corners.min(1), corners.max(1)], axis=1)
+
+
+def body_there(
+    room: GapRoom, det: Detections, to_image: NDArray[np.float64], doubtful: NDArray[np.float64]
+) -> bool:
+    """Whether a doubtful box (in the photo) lies on the room — one that is not a second,
+    doubted look at a tile found beside it (a box over a found tile and the room)."""
     if len(doubtful) == 0:
         return False
-    corners = box_corners(np.asarray([room.box]))[0] @ to_image[:, :2].T + to_image[:, 2]
-    envelope = np.concatenate([corners.min(0), corners.max(0)])[None]
-    return bool(box_iou(envelope, doubtful).max() >= BODY_IOU)
+    found = _in_photo_boxes(det.xyxy, to_image)
+    if len(found):
+        doubtful = doubtful[box_iou(doubtful, found).max(axis=1) < BODY_IOU]
+    if len(doubtful) == 0:
+        return False
+    return bool(
+        box_iou(_in_photo_boxes(np.asarray([room.box]), to_image), doubtful).max() >= BODY_IOU
+    )
+
+
+def _taken(room: GapRoom, det: Detections) -> bool:
+    """Whether a found box lies on the room."""
+    return bool(len(det) and box_iou(np.asarray([room.box]), det.xyxy).max() > BODY_IOU)
 
 
 def is_gap(
@@ -113,10 +136,11 @@ def is_gap(
     room: GapRoom,
     doubtful: NDArray[np.float64],
 ) -> bool:
-    """Whether a room holds a tile that was not boxed, by what the photo shows there."""
-    if len(det) and box_iou(np.asarray([room.box]), det.xyxy).max() > BODY_IOU:
+    """Whether a room holds a tile that was not boxed, by what the photo shows there: a
+    doubtful body, or a face's colour."""
+    if _taken(room, det):
         return False  # a found tile lies there
-    if body_there(room, to_image, doubtful):
+    if body_there(room, det, to_image, doubtful):
         return True
     distance = face_distance(image, det, to_image, room)
     return room.geometric if distance is None else distance < FACE_DISTANCE

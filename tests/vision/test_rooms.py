@@ -98,3 +98,12 @@ def test_names_fixed_by_hand_keep_the_gaps_the_photo_showed() -> None:
     reading = read(rest, photo(full))
     fixed = rebuild(reading, rest.class_id)
     assert len(fixed.gaps) == 1 and np.array_equal(fixed.gaps, reading.gaps)
+
+
+def test_a_doubted_second_look_at_a_found_tile_is_no_body() -> None:
+    full = hand()
+    rest = without(full, 6)
+    x1, _, x2, _ = full.xyxy[6]
+    over_two = np.array([[*full.xyxy[5][:2], *full.xyxy[6][2:]]])  # tile 5 and the room
+    reading = read(rest, photo(rest, divider=(x1 + 2, x2 - 2)), doubtful=over_two)
+    assert len(reading.gaps) == 0
