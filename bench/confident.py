@@ -30,7 +30,7 @@ THRESHOLDS = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.99)
 
 def curve(readings: list[tuple]) -> list[tuple[float, float, float | None]]:
     rows = []
-    for reading, truth in readings:
+    for reading, truth, _image in readings:
         det = reading.detections
         boxes = reading.extra["frame"].get("box_confidence")
         doubts = {w.code for w in reading.warnings if w.code in checks.DOUBTS} - {"low_confidence"}

@@ -1,17 +1,24 @@
 """Gaps: what flagging "a row has room for a tile that was not found" does to the reading.
 
 Real val photos (never test) are read once through the product's own path with the gap check
-(:func:`hupai.vision.layout.missing_tiles`) off; the check is then run on each reading's own
-frame and layout as shipped and in a few variants (the smallest step between two neighbours
-flagged, in the row's pitches; the winning tile; flowers) and — the peer, in the same run — not
-at all: exact-read, the confident share and how exact it is, the photos with a gap (and how
-many of those had a labelled tile no read box found). Then the miss the check is for is made by
-hand: in every row of 9-14 tiles read, each found box is taken away in turn (the tile stays in
-the photo, unboxed — what a finder that misses a blank white dragon leaves) and the check runs
-on what is left: is a gap flagged where the tile lies? Inner tiles and row ends are counted
-apart (an end leaves no room to see).
+off; the check is then run on each reading's own frame, layout, photo and doubtful boxes in
+the variants measured side by side — the boxes alone (:func:`hupai.vision.layout.missing_tiles`,
+the check before the photo judged it), the photo-judged check as shipped
+(:func:`hupai.vision.rooms.judge`: a doubtful body in the room, or the room's colour near the
+faces beside it), each of its two kinds of evidence alone, and other colour distances — and,
+the peer in the same run, not at all: exact-read, the confident share and how exact it is,
+the photos with a gap (and how many of those had a labelled tile no read box found). Then
+the miss the check is for is made by hand: in every row of 9-14 tiles read, each found box is
+taken away in turn (the tile stays in the photo, unboxed — what a finder that misses a blank
+white dragon leaves) and the check runs on what is left: is a gap flagged where the tile
+lies? Inner tiles and row ends are counted apart (an end leaves no room to see).
 
-    python bench/gaps.py [--real data/real] [--split val]
+With ``--composites N`` the photos are instead N camerash composites (bench/composites.py:
+single-tile photos of sets never trained on, laid out as winning hands) — the issue's "held-out
+scenes with one tile removed".
+
+    python bench/gaps.py [--real data/real] [--split val] [--model F.onnx --namer N.onnx]
+    python bench/gaps.py --composites 200 [--model F.onnx --namer N.onnx]
 """
 
 from __future__ import annotations
@@ -20,16 +27,19 @@ import argparse
 import contextlib
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hupai.vision import layout as layout_module  # noqa: E402
+from hupai.vision import rooms  # noqa: E402
 from hupai.vision.detections import Detections, box_iou  # noqa: E402
+from hupai.vision.layout import HandLayout  # noqa: E402
 from hupai.vision.result import Reading  # noqa: E402
 
 #: rows as long as a concealed hand (the issue's "a row of 9-14")
@@ -37,13 +47,19 @@ ROW_LENGTHS = range(9, 15)
 #: a gap "where the tile lies": it overlaps the taken box by this much
 HIT_IOU = 0.3
 
+#: (reading, truth, photo) of one photo read
+Read = tuple[Reading, Detections, NDArray[np.uint8]]
+#: a gap check: (photo read, detections, their layout) → gap boxes in the detections' frame
+Check = Callable[[Read, Detections, HandLayout], NDArray[np.float64]]
+
 
 def without(det: Detections, i: int) -> Detections:
     keep = np.arange(len(det)) != i
     return Detections(det.xyxy[keep], det.confidence[keep], det.class_id[keep])
 
 
-def read_all(folder: Path, split: str, model: str | None, namer: str | None) -> list[tuple]:
+def read_all(folder: Path, split: str, model: str | None, namer: str | None) -> list[Read]:
+    """Every photo of the split read through the product's path, with its labels and pixels."""
     from hupai.evaluation import dataset_class_map, find_samples, load_truth
     from hupai.vision.detector import Detector, load_image
     from hupai.vision.namer import Namer
@@ -57,47 +73,64 @@ def read_all(folder: Path, split: str, model: str | None, namer: str | None) -> 
         image = load_image(sample.image)
         h, w = image.shape[:2]
         truth = load_truth(sample, w, h, class_map)
-        out.append((read_image(image, detector=detector, namer=the_namer), truth))
+        out.append((read_image(image, detector=detector, namer=the_namer), truth, image))
     return out
 
 
 @contextlib.contextmanager
-def check_set(**constants: object) -> Iterator[None]:
-    """The gap check with some of :mod:`hupai.vision.layout`'s constants changed."""
-    saved = {name: getattr(layout_module, name) for name in constants}
+def check_set(module: object = layout_module, **constants: object) -> Iterator[None]:
+    """The gap check with some of a module's constants changed."""
+    saved = {name: getattr(module, name) for name in constants}
     for name, value in constants.items():
-        setattr(layout_module, name, value)
+        setattr(module, name, value)
     try:
         yield
     finally:
         for name, value in saved.items():
-            setattr(layout_module, name, value)
+            setattr(module, name, value)
 
 
-#: the variants measured beside each other: as shipped, and one change each
-VARIANTS: dict[str, dict[str, object]] = {
-    "shipped": {},
-    "from 1.5": {"MISSING_GAP": (1.5, 3.4)},
-    "from 1.9": {"MISSING_GAP": (1.9, 3.4)},
-    "win apart 2.0": {"WIN_APART": 2.0},
-    "win never": {"WIN_APART": float("inf")},
-    "flowers in row": {"FLOWERS_APART": False},
+def frame_of(reading: Reading) -> Detections:
+    frame = reading.extra["frame"]
+    return Detections(frame["xyxy"], reading.detections.confidence, reading.detections.class_id)
+
+
+def boxes_alone(read: Read, det: Detections, lay: HandLayout) -> NDArray[np.float64]:
+    return layout_module.missing_tiles(det, lay)
+
+
+def photo_judged(read: Read, det: Detections, lay: HandLayout) -> NDArray[np.float64]:
+    reading, _truth, image = read
+    doubtful = np.asarray(reading.extra["doubtful_xyxy"], np.float64).reshape(-1, 4)
+    return rooms.judge(image, det, lay, reading.extra["frame"]["to_image"], doubtful)
+
+
+def with_constants(module: object, **constants: object) -> Check:
+    def check(read: Read, det: Detections, lay: HandLayout) -> NDArray[np.float64]:
+        with check_set(module, **constants):
+            return photo_judged(read, det, lay)
+
+    return check
+
+
+#: the variants measured beside each other (the peer, no check at all, comes first)
+VARIANTS: dict[str, Check] = {
+    "boxes alone": boxes_alone,
+    "shipped": photo_judged,
+    "bodies only": with_constants(rooms, FACE_DISTANCE=-1.0),
+    "colour only": with_constants(rooms, BODY_IOU=2.0),
+    "colour 30": with_constants(rooms, FACE_DISTANCE=30.0),
+    "colour 60": with_constants(rooms, FACE_DISTANCE=60.0),
 }
 
 
-def gaps_of(reading: Reading) -> int:
-    """How many gaps the check finds in a reading's own frame and layout."""
-    frame = reading.extra["frame"]
-    det = Detections(frame["xyxy"], reading.detections.confidence, reading.detections.class_id)
-    return len(layout_module.missing_tiles(det, reading.layout))
-
-
-def photo_figures(readings: list[tuple], on: bool) -> dict[str, float | None]:
-    """The figures with the check (as currently set) on, or off (the peer)."""
+def photo_figures(readings: list[Read], check: Check | None) -> dict[str, float | None]:
+    """The figures with a check, or with none (the peer)."""
     exact = confident = confident_exact = gapped = true_gaps = 0
-    for reading, truth in readings:
+    for read in readings:
+        reading, truth, _image = read
         right = Counter(reading.detections.class_id.tolist()) == Counter(truth.class_id.tolist())
-        gaps = gaps_of(reading) if on else 0
+        gaps = len(check(read, frame_of(reading), reading.layout)) if check else 0
         sure = reading.confident and not gaps
         exact += right
         confident += sure
@@ -113,56 +146,90 @@ def photo_figures(readings: list[tuple], on: bool) -> dict[str, float | None]:
         "confident_exact": confident_exact / confident if confident else None,
         "photos with a gap": gapped / n,
         "  of them a tile missed": true_gaps / gapped if gapped else None,
-        **{f"taken away, {k}: flagged": v for k, v in taken_away(readings, on).items()},
+        **{f"taken away, {k}: flagged": v for k, v in taken_away(readings, check).items()},
     }
 
 
-def taken_away(readings: list[tuple], on: bool) -> dict[str, float]:
+def taken_away(readings: list[Read], check: Check | None) -> dict[str, float]:
     """Per position kind (inner/end): the share of boxes taken away flagged where they lay."""
     counts: dict[str, list[int]] = {"inner": [0, 0], "end": [0, 0]}
-    for reading, _truth in readings:
-        det = reading.detections
-        lay = layout_module.analyse(det)
-        for row in lay.rows:
+    for read in readings:
+        reading = read[0]
+        det = frame_of(reading)
+        angle = reading.extra["frame"]["angle"]
+        for row in reading.layout.rows:
             if len(row.tiles) not in ROW_LENGTHS:
                 continue
             for k, i in enumerate(row.tiles):
                 kind = "end" if k in (0, len(row.tiles) - 1) else "inner"
                 counts[kind][0] += 1
-                if not on:
+                if check is None:
                     continue
                 rest = without(det, i)
-                gaps = layout_module.missing_tiles(rest, layout_module.analyse(rest))
+                gaps = check(read, rest, layout_module.analyse(rest, angle))
                 hit = len(gaps) and box_iou(gaps, det.xyxy[i][None]).max() > HIT_IOU
                 counts[kind][1] += bool(hit)
     return {k: hit / max(n, 1) for k, (n, hit) in counts.items()}
 
 
-def reader_arguments(description: str, argv: list[str] | None) -> argparse.Namespace:
-    """The real split to read (val: never test for choosing) and the models to read it with."""
+def reader_arguments(
+    description: str, argv: list[str] | None, composites: bool = False
+) -> argparse.Namespace:
+    """The real split to read (val: never test for choosing) and the models to read it with
+    (``composites``: or camerash composites instead)."""
     parser = argparse.ArgumentParser(description=description)
+    if composites:
+        parser.add_argument("--composites", type=int, help="read N camerash composites instead")
+        parser.add_argument("--seed", type=int, default=3600, help="the composites' seeds")
     parser.add_argument("--real", type=Path, default=ROOT / "data" / "real")
     parser.add_argument("--split", default="val", help="never test for choosing")
-    parser.add_argument("--model")
-    parser.add_argument("--namer")
+    parser.add_argument("--model", help="finder ONNX (default: the shipped one)")
+    parser.add_argument("--namer", help="namer ONNX (default: the shipped one)")
     return parser.parse_args(argv)
 
 
+def read_unchecked(args: argparse.Namespace) -> list[Read]:
+    """The split (or the composites) read with the gap check off (no room is ever found)."""
+    with check_set(MISSING_GAP=(float("inf"), float("inf"))):
+        if getattr(args, "composites", None):
+            return read_composites(args.composites, args.seed, args.model, args.namer)
+        return read_all(args.real, args.split, args.model, args.namer)
+
+
+def read_composites(n: int, seed: int, model: str | None, namer: str | None) -> list[Read]:
+    """``n`` camerash composites (bench/composites.py) read through the product's path."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from composites import compose, context_of, load_faces, table_photos
+
+    from hupai.vision.detector import Detector
+    from hupai.vision.namer import Namer
+    from hupai.vision.reading import default_namer, read_image
+
+    detector = Detector(model, threads=1)
+    the_namer = Namer(namer, threads=1) if namer else default_namer(1)
+    faces, tables = load_faces(), table_photos()
+    out = []
+    for i in range(n):
+        c = compose(np.random.default_rng([seed, i]), faces, context_of(i)[0], tables=tables)
+        truth = Detections.make([box for _cls, box in c.labels], [cls for cls, _box in c.labels])
+        out.append((read_image(c.image, detector=detector, namer=the_namer), truth, c.image))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = reader_arguments(__doc__.splitlines()[0], argv)
-    with check_set(MISSING_GAP=(float("inf"), float("inf"))):  # read once, the check off
-        readings = read_all(args.real, args.split, args.model, args.namer)
-    figures = {"off (peer)": photo_figures(readings, on=False)}
-    for name, constants in VARIANTS.items():
-        with check_set(**constants):
-            figures[name] = photo_figures(readings, on=True)
+    args = reader_arguments(__doc__.splitlines()[0], argv, composites=True)
+    readings = read_unchecked(args)
+    figures = {"off (peer)": photo_figures(readings, None)}
+    for name, check in VARIANTS.items():
+        figures[name] = photo_figures(readings, check)
     span = f"{ROW_LENGTHS.start}-{ROW_LENGTHS.stop - 1}"
-    print(f"real {args.split}: {len(readings)} photos; the gap check off and in each variant")
+    what = f"camerash composites (seed {args.seed})" if args.composites else f"real {args.split}"
+    print(f"{what}: {len(readings)} photos; the gap check off and in each variant")
     print(f"(taken away: one found box in a row of {span} tiles, the tile left unboxed)")
-    print(f"{'':28s}" + "".join(f"{name:>15s}" for name in figures))
+    print(f"{'':28s}" + "".join(f"{name:>14s}" for name in figures))
     for key in figures["shipped"]:
         cells = [figures[name][key] for name in figures]
-        print(f"{key:28s}" + "".join(f"{'—' if v is None else f'{v:.3f}':>15s}" for v in cells))
+        print(f"{key:28s}" + "".join(f"{'—' if v is None else f'{v:.3f}':>14s}" for v in cells))
     return 0
 
 

@@ -329,24 +329,49 @@ def _set_apart(layout: HandLayout, det: Detections, i: int) -> bool:
     )
 
 
-def missing_tiles(det: Detections, layout: HandLayout) -> NDArray[np.float64]:
-    """Boxes (``(k, 4)``, the detections' frame) where a row has room for a tile that was not
-    boxed: two upright tiles that stand alike with room for one or two more between them
-    (their centres about two or three of the row's steps apart). A tile the finder missed (a
-    blank white dragon, a tile low in contrast) leaves such a gap; so may a hand laid out with
-    a wide gap, which is why this is a doubt, not a tile.
+Box = tuple[float, float, float, float]
 
-    >>> boxes = [[x, 100, x + 30, 140] for x in range(0, 390, 30) if x != 150]
-    >>> det = Detections.make(boxes, [0] * len(boxes))
-    >>> missing_tiles(det, analyse(det)).round().tolist()
-    [[150.0, 100.0, 180.0, 140.0]]
+
+@dataclass(frozen=True)
+class GapRoom:
+    """A place beside a row's tiles with room for a tile that was not boxed (the frame of the
+    detections analysed). ``geometric``: the boxes alone make it a gap (:func:`missing_tiles`);
+    the others — beside a tile set apart by the convention — are a gap only when the photo
+    shows a tile there (:mod:`hupai.vision.rooms`)."""
+
+    box: Box
+    beside: tuple[int, int]  # the row's two tiles it lies between
+    geometric: bool
+
+
+def gap_rooms(det: Detections, layout: HandLayout) -> list[GapRoom]:
+    """Every place in a row with room for one more tile: between two upright tiles that stand
+    alike (heights within :data:`MISSING_HEIGHT_RATIO`) whose centres lie
+    :data:`MISSING_GAP` steps apart, in a row of at least :data:`MISSING_MIN_ROW` tiles. A
+    place is ``geometric`` unless a tile beside it is set apart by the photo convention
+    (:func:`_set_apart`) or it is narrower than :data:`WIN_APART` beside the winning tile.
+    (Beyond a row's ends the photo shows too many tiles of other rows, walls and cases to
+    tell: measured on real val, a room one step beyond an end showed a face in a third of
+    the photos.)
+
+    >>> boxes = [[x, 100, x + 30, 140] for x in range(0, 390, 30) if x not in (150, 270)]
+    >>> det = Detections.make(boxes, [0] * 8 + [34, 35, 36])  # three flowers at the right
+    >>> [(round(r.box[0]), r.geometric) for r in gap_rooms(det, analyse(det))]
+    [(150, True), (270, False)]
     """
     if len(det) == 0:
-        return np.zeros((0, 4))
+        return []
     f = _frame(det, layout.angle)
     t = math.radians(layout.angle)
     along_x, along_y = math.cos(t), math.sin(t)
-    out: list[list[float]] = []
+
+    def room(mid_u: float, mid_v: float, wh: NDArray[np.float64]) -> Box:
+        cx = mid_u * along_x - mid_v * along_y
+        cy = mid_u * along_y + mid_v * along_x
+        w, h = wh
+        return (float(cx - w / 2), float(cy - h / 2), float(cx + w / 2), float(cy + h / 2))
+
+    out: list[GapRoom] = []
     for row in layout.rows:
         r = list(row.tiles)
         if len(r) < MISSING_MIN_ROW:
@@ -356,21 +381,36 @@ def missing_tiles(det: Detections, layout: HandLayout) -> NDArray[np.float64]:
         if pitch <= 0:
             continue
         for k, (a, b) in enumerate(itertools.pairwise(r)):
-            if _set_apart(layout, det, a) or _set_apart(layout, det, b):
-                continue
-            least = WIN_APART if layout.winning in (a, b) else MISSING_GAP[0]
-            if not least <= steps[k] / pitch <= MISSING_GAP[1]:
+            step = steps[k] / pitch
+            if not MISSING_GAP[0] <= step <= MISSING_GAP[1]:
                 continue
             if max(f.across[a], f.across[b]) > MISSING_HEIGHT_RATIO * min(f.across[a], f.across[b]):
                 continue
+            apart = _set_apart(layout, det, a) or _set_apart(layout, det, b)
+            narrow = layout.winning in (a, b) and step < WIN_APART
             # the room between the two, as a box of the neighbours' size
             mid_u = (f.u[a] + f.along[a] / 2 + f.u[b] - f.along[b] / 2) / 2
-            mid_v = (f.v[a] + f.v[b]) / 2
-            cx = mid_u * along_x - mid_v * along_y
-            cy = mid_u * along_y + mid_v * along_x
-            w, h = (det.wh[a] + det.wh[b]) / 2
-            out.append([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
-    return np.asarray(out, np.float64).reshape(-1, 4)
+            box = room(mid_u, (f.v[a] + f.v[b]) / 2, (det.wh[a] + det.wh[b]) / 2)
+            out.append(GapRoom(box, (int(a), int(b)), not (apart or narrow)))
+    return out
+
+
+def missing_tiles(det: Detections, layout: HandLayout) -> NDArray[np.float64]:
+    """Boxes (``(k, 4)``, the detections' frame) where a row has room for a tile that was not
+    boxed, judged from the boxes alone (:func:`gap_rooms`' geometric places): two upright
+    tiles that stand alike with room for one or two more between them (their centres about
+    two or three of the row's steps apart). A tile the finder missed (a blank white dragon, a
+    tile low in contrast) leaves such a gap; so may a hand laid out with a wide gap, which is
+    why this is a doubt, not a tile. Where the photo is at hand, :mod:`hupai.vision.rooms`
+    judges every place by what the photo shows there instead.
+
+    >>> boxes = [[x, 100, x + 30, 140] for x in range(0, 390, 30) if x != 150]
+    >>> det = Detections.make(boxes, [0] * len(boxes))
+    >>> missing_tiles(det, analyse(det)).round().tolist()
+    [[150.0, 100.0, 180.0, 140.0]]
+    """
+    boxes = [r.box for r in gap_rooms(det, layout) if r.geometric]
+    return np.asarray(boxes, np.float64).reshape(-1, 4)
 
 
 # -- roles -------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from hupai.vision.layout import CalledFrom, MeldShape, Role, analyse, missing_ti
 from hupai.vision.namer import REJECT, Namer, NamerError
 from hupai.vision.passes import FINDER_CONF, detect_photo, featureless
 from hupai.vision.result import WARNING_CODES, Reading, ReadingWarning, ReadMeld
+from hupai.vision.rooms import GapJudge, gap_judge
 
 __all__ = [
     "FINDER_CONF",
@@ -154,8 +155,16 @@ def read_image(
     named = name_tiles(namer, image, det, to_image) if namer is not None else None
     if named is not None:
         det = named.detections
+    doubtful_xyxy = Detections.concat(doubtful).xyxy if doubtful else np.zeros((0, 4))
     reading = build_reading(
-        det, to_image, angle, (w, h), win_tile=win_tile, source=source, names=named
+        det,
+        to_image,
+        angle,
+        (w, h),
+        win_tile=win_tile,
+        source=source,
+        names=named,
+        judge_gaps=gap_judge(image, to_image, doubtful_xyxy),
     )
     return _with(
         reading,
@@ -164,8 +173,9 @@ def read_image(
         extra={
             **reading.extra,
             "found_xyxy": found,
-            # boxes the first look doubted (not read): small ones call for a larger decode
-            "doubtful_xyxy": Detections.concat(doubtful).xyxy if doubtful else np.zeros((0, 4)),
+            # boxes the first look doubted (not read): small ones call for a larger decode,
+            # one lying in a row's room for a tile is a gap
+            "doubtful_xyxy": doubtful_xyxy,
         },
     )
 
@@ -186,6 +196,7 @@ def rebuild(reading: Reading, class_id: NDArray[np.int64]) -> Reading:
         win_tile=frame["win_tile"],
         source=reading.source,
         names=names,
+        gaps=reading.gaps,  # judged on the photo's pixels: the boxes did not move
     )
     return _with(again, passes=reading.passes, seconds=reading.seconds, extra=reading.extra)
 
@@ -252,9 +263,15 @@ def build_reading(
     win_tile: Tile | str | None = None,
     source: str = "<detections>",
     names: NamedTiles | None = None,
+    judge_gaps: GapJudge | None = None,
+    gaps: NDArray[np.float64] | None = None,
 ) -> Reading:
     """The reading of detections (in a frame mapped to the photo by ``to_image``);
-    ``names``: the namer's verdict on them (alternatives travel with the reading)."""
+    ``names``: the namer's verdict on them (alternatives travel with the reading).
+    A row's room for a tile not found is a gap as ``judge_gaps`` judges it (by the photo's
+    pixels, :mod:`hupai.vision.rooms`), or by the boxes alone
+    (:func:`~hupai.vision.layout.missing_tiles`) where no photo is at hand; ``gaps``: the
+    gaps already judged (photo boxes: the same boxes read with other names)."""
     w, h = size
     if to_image is None:
         to_image = np.array([[1.0, 0, 0], [0, 1.0, 0]])
@@ -333,7 +350,9 @@ def build_reading(
             )
         )
 
-    gaps = photo_boxes(missing_tiles(det, layout), to_image)
+    if gaps is None:
+        judged = missing_tiles(det, layout) if judge_gaps is None else judge_gaps(det, layout)
+        gaps = photo_boxes(judged, to_image)
     if len(gaps):
         warnings.append(
             ReadingWarning(

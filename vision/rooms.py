@@ -1,0 +1,170 @@
+"""What the photo shows in a row's room for one more tile: a tile's face, or bare table.
+
+:func:`hupai.vision.layout.gap_rooms` finds the places, from the boxes alone, where a row has
+room for a tile that was not boxed. The boxes cannot tell a tile the finder missed (a blank
+white dragon, a tile low in contrast) from a row laid across a tile case's divider or a meld
+set apart on purpose; the photo can. A place is a ``gap`` when:
+
+* the finder's first look scored a tile-shaped body there below its cut (a *doubtful* box,
+  from :data:`hupai.vision.passes.DOUBTFUL_FROM`: the tile was seen, not trusted), or
+* the room's middle shows the face colour of the tiles beside it — the lightest tenth of a
+  tile's middle is its face between the ink, whatever the set's colour; a blank white dragon
+  is all face, a dark divider, a cloth or a wood table is not — within :data:`FACE_DISTANCE`.
+
+Measured on real val (bench/gaps.py): of the rooms the boxes alone call gaps, every one with
+a labelled tile the finder missed has a doubtful body there and the face colour, while the
+rows across a case's dark divider have neither; a found tile taken away from a row of 9-14
+leaves a room of its own face colour (99 % within :data:`FACE_DISTANCE`). A room the photo
+cannot show (it leaves the photo) stays a gap where the boxes alone call it one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from hupai.vision.detections import Detections, box_corners, box_iou
+from hupai.vision.layout import Box, GapRoom, HandLayout, gap_rooms
+
+#: The middle of a box looked at (the share of its width and height): a tile's visible body
+#: sides and the seams to its neighbours lie outside it.
+MIDDLE = 0.6
+#: A patch is sampled at this size (px, width × height) whatever the tile's size: fine enough
+#: that ink lines and the face between them stay apart.
+PATCH = (24, 32)
+#: A face's colour: the median of its middle's pixels from this lightness percentile up.
+FACE_PERCENTILE = 90.0
+#: A room shows a tile when its colour (as a face's) lies this close to the face colour of a
+#: tile beside it (Lab, OpenCV's 8-bit scale). Chosen on real val (bench/gaps.py): rooms with
+#: a labelled tile unboxed lie within 12, found tiles taken away within 38 (99 %), bare rooms
+#: (dividers, tables) from 76 (two exceptions near 2: a white table).
+FACE_DISTANCE = 40.0
+#: A doubtful box overlapping a room by this IoU is a body there; a found box overlapping it
+#: so much means the room is taken.
+BODY_IOU = 0.3
+
+Image = NDArray[np.uint8]
+#: What :func:`hupai.vision.reading.build_reading` asks: the gaps (frame boxes) of a layout.
+GapJudge = Callable[[Detections, HandLayout], NDArray[np.float64]]
+
+
+def _patch(
+    image: Image, to_image: NDArray[np.float64], box: Sequence[float]
+) -> NDArray[np.float32]:
+    """The middle of a frame box, sampled from the photo, as Lab pixels (``PATCH``)."""
+    x1, y1, x2, y2 = box
+    pw, ph = PATCH
+    sx, sy = MIDDLE * (x2 - x1) / pw, MIDDLE * (y2 - y1) / ph
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    # patch pixel → frame point → photo point; warpAffine takes that (inverse) map as is
+    to_frame = np.array([[sx, 0, cx - sx * pw / 2], [0, sy, cy - sy * ph / 2], [0, 0, 1]])
+    patch = cv2.warpAffine(
+        image,
+        to_image @ to_frame,
+        (pw, ph),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    return np.asarray(cv2.cvtColor(patch, cv2.COLOR_BGR2LAB), np.float32).reshape(-1, 3)
+
+
+def face_colour(lab: NDArray[np.float32]) -> NDArray[np.float32]:
+    """The colour of a tile's face from its middle's pixels: the lightest of them (ink is
+    darker than the face it is printed on; a face is mostly bare between its marks)."""
+    light = lab[lab[:, 0] >= np.percentile(lab[:, 0], FACE_PERCENTILE)]
+    return np.asarray(np.median(light, axis=0), np.float32)
+
+
+def _in_photo(box: Box, to_image: NDArray[np.float64], size: tuple[int, int]) -> bool:
+    corners = box_corners(np.asarray([box]))[0] @ to_image[:, :2].T + to_image[:, 2]
+    w, h = size
+    return bool((corners >= 0).all() and (corners[:, 0] <= w).all() and (corners[:, 1] <= h).all())
+
+
+def face_distance(
+    image: Image, det: Detections, to_image: NDArray[np.float64], room: GapRoom
+) -> float | None:
+    """How far the room's colour lies from the face colour of the nearer tile beside it;
+    None where the room leaves the photo."""
+    h, w = image.shape[:2]
+    if not _in_photo(room.box, to_image, (w, h)):
+        return None
+    there = face_colour(_patch(image, to_image, room.box))
+    faces = [face_colour(_patch(image, to_image, det.xyxy[i])) for i in room.beside]
+    return float(min(np.linalg.norm(there - face) for face in faces))
+
+
+def _in_photo_boxes(
+    xyxy: NDArray[np.float64], to_image: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Frame boxes as photo boxes (the envelope of each turned box)."""
+    if len(xyxy) == 0:
+        return np.zeros((0, 4))
+    corners = box_corners(np.asarray(xyxy, np.float64)) @ to_image[:, :2].T + to_image[:, 2]
+    return np.concatenate([corners.min(1), corners.max(1)], axis=1)
+
+
+def body_there(
+    room: GapRoom, det: Detections, to_image: NDArray[np.float64], doubtful: NDArray[np.float64]
+) -> bool:
+    """Whether a doubtful box (in the photo) lies on the room — one that is not a second,
+    doubted look at a tile found beside it (a box over a found tile and the room)."""
+    if len(doubtful) == 0:
+        return False
+    found = _in_photo_boxes(det.xyxy, to_image)
+    if len(found):
+        doubtful = doubtful[box_iou(doubtful, found).max(axis=1) < BODY_IOU]
+    if len(doubtful) == 0:
+        return False
+    return bool(
+        box_iou(_in_photo_boxes(np.asarray([room.box]), to_image), doubtful).max() >= BODY_IOU
+    )
+
+
+def _taken(room: GapRoom, det: Detections) -> bool:
+    """Whether a found box lies on the room."""
+    return bool(len(det) and box_iou(np.asarray([room.box]), det.xyxy).max() > BODY_IOU)
+
+
+def is_gap(
+    image: Image,
+    det: Detections,
+    to_image: NDArray[np.float64],
+    room: GapRoom,
+    doubtful: NDArray[np.float64],
+) -> bool:
+    """Whether a room holds a tile that was not boxed, by what the photo shows there: a
+    doubtful body, or a face's colour."""
+    if _taken(room, det):
+        return False  # a found tile lies there
+    if body_there(room, det, to_image, doubtful):
+        return True
+    distance = face_distance(image, det, to_image, room)
+    return room.geometric if distance is None else distance < FACE_DISTANCE
+
+
+def judge(
+    image: Image,
+    det: Detections,
+    layout: HandLayout,
+    to_image: NDArray[np.float64],
+    doubtful: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """The gaps (frame boxes) among a layout's rooms, judged by what the photo shows there."""
+    boxes = [r.box for r in gap_rooms(det, layout) if is_gap(image, det, to_image, r, doubtful)]
+    return np.asarray(boxes, np.float64).reshape(-1, 4)
+
+
+def gap_judge(
+    image: Image, to_image: NDArray[np.float64], doubtful: NDArray[np.float64]
+) -> GapJudge:
+    """:func:`judge` for one photo (``doubtful``: the first look's doubtful boxes, in the
+    photo; ``to_image``: the detections' frame → the photo)."""
+
+    def run(det: Detections, layout: HandLayout) -> NDArray[np.float64]:
+        return judge(image, det, layout, to_image, doubtful)
+
+    return run
