@@ -72,6 +72,11 @@ class GpuConfig:
     namer_epochs: int = 3
     namer_epoch_crops: int = 40000
     photo_share: float = 0.4  # tables and rooms drawn from real photographs
+    # scenes that fool a one-set reader (hupai.datasets.synth.render.SceneMix): a whole
+    # keyboard on the table, a printed sheet of tile pictures, a bookshelf beyond the table
+    keyboard_share: float = 0.08
+    printed_share: float = 0.04
+    shelf_share: float = 0.3
     gen_share: float = 0.25
     hard_share: float = 0.1
     clutter_share: float = 0.1
@@ -271,7 +276,7 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
     """Synthesis, finder, namer, ONNX export — everything a GPU run does, into ``out``."""
     from hupai.datasets.synth.art import DEFAULT_CACHE_ROOT
     from hupai.datasets.synth.generate import generate
-    from hupai.datasets.synth.render import GeneratedFaces
+    from hupai.datasets.synth.render import GeneratedFaces, SceneMix
     from hupai.training import finder, namer
 
     cfg = config or GpuConfig(**json.loads((pack_dir / "config.json").read_text()))
@@ -309,6 +314,7 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
         generated=GeneratedFaces(cfg.generated_share),
         photos=photos,
         photo_share=cfg.photo_share,
+        mix=SceneMix(cfg.keyboard_share, cfg.printed_share, cfg.shelf_share),
     )
     _log(
         out,
@@ -362,6 +368,9 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
         device="cpu" if cfg.device == "cpu" else f"cuda:{cfg.device}",
         offline=True,
         photos=bool(photos),
+        scene_keyboard=cfg.keyboard_share,
+        scene_printed=cfg.printed_share,
+        scene_shelf=cfg.shelf_share,
     )
     weights = namer.run(namer_cfg)
     _log(out, f"namer: trained ({minutes():.1f} min)")
