@@ -138,9 +138,9 @@ _EDGES_BOTTOM = (
 
 def _box_points(hx: float, hy: float, z0: float, z1: float) -> np.ndarray:
     """The 8 corners (``_SIGNS`` order) of a box ``±hx × ±hy`` from height ``z0`` to ``z1``."""
-    pts = _SIGNS * np.array([hx, hy, 1.0], np.float32)
+    pts = _SIGNS.astype(np.float64) * np.array([hx, hy, 1.0])
     pts[:, 2] = np.where(_SIGNS[:, 2] > 0, z1, z0)
-    return pts.astype(np.float64)
+    return pts
 
 
 def tile_polygons(size: TileSize, radius: float) -> list[tuple[str, np.ndarray, np.ndarray]]:
@@ -533,10 +533,10 @@ class Renderer:
 
     def _keyboard(
         self, rng: Rng, cam: Camera, layout: Layout, img: np.ndarray, tile_px: float
-    ) -> list[tuple[str, tuple[int, int, int, int]]]:
+    ) -> tuple[str, list[tuple[str, tuple[int, int, int, int]]]]:
         """A whole keyboard lying on the table (drawn into ``img``): a laptop's deck or a
-        desk keyboard, under the tiles (they lie on its keys) or beside them. Returns the
-        caps' boxes in the image."""
+        desk keyboard, under the tiles (they lie on its keys) or beside them. Returns where
+        (``under``, ``beside``) and the caps' boxes in the image."""
         from hupai.datasets.clutter import draw_keyboard
 
         pts = np.concatenate([tile_corners(t, layout.size) for t in layout.tiles])
@@ -592,7 +592,7 @@ class Renderer:
             bx2, by2 = np.minimum(uv.max(0), [w, h])
             if bx2 - bx1 >= 3 and by2 - by1 >= 3:
                 boxes.append(("keyboard", (int(bx1), int(by1), int(bx2), int(by2))))
-        return boxes
+        return ("under" if under else "beside"), boxes
 
     def _shadows(
         self,
@@ -702,7 +702,7 @@ class Renderer:
         }
 
         img = self._table(rng, cam, layout, opts.clean, tile_px).astype(np.float32)
-        clutter = self._keyboard(rng, cam, layout, img, tile_px) if keyboard else []
+        where, clutter = self._keyboard(rng, cam, layout, img, tile_px) if keyboard else ("", [])
         if not opts.clean and rng.random() < 0.55:
             from hupai.datasets.clutter import lay_clutter
 
@@ -839,7 +839,7 @@ class Renderer:
             "tile_px": round(tile_px, 1),
             "largest_tile_px": round(biggest, 1),
             "edge_round_mm": round(look.edge_round * tsize.thickness, 2),
-            "keyboard": bool(keyboard),
+            "keyboard": where or None,  # a whole keyboard "under" the tiles or "beside" them
         }
         quality = 95 if opts.clean else int(rng.integers(35, 96))
         return Scene(image, layout, renders, cam, info, quality, clutter)
