@@ -220,17 +220,15 @@ def centre_inputs(stored: NDArray[np.uint8], size: int) -> NDArray[np.uint8]:
 # -- stage 1: crops --------------------------------------------------------------------------
 
 
-def build_crops(
-    cfg: NamerConfig, log: Callable[[str], None], skip: frozenset[str] = frozenset()
-) -> dict[str, Path]:
-    """The crop sets the recipe needs (built once, then reused); ``skip``: hard-case sets
-    (``hard-train``, ``clutter-val``, …) not to build (a run that does not use them)."""
+def crop_paths(cfg: NamerConfig) -> dict[str, Path]:
+    """Where each crop set of the config goes; a set is built once and reused by its name,
+    which carries what made it (seeds, counts, the render and clutter versions, the scene mix,
+    photo tables)."""
     from hupai.datasets.clutter import CLUTTER_VERSION
 
     data = Path(cfg.data)
-    real = Path(cfg.real)
     tag = _scene_tag(cfg)
-    paths = {
+    return {
         "real-train": data / "real-train.npz",
         "real-val": data / "real-val.npz",
         "synth-train": data / f"synth-train-s{cfg.synth_seed}-n{cfg.synth_scenes}{tag}.npz",
@@ -247,6 +245,15 @@ def build_crops(
         "gen-train": data / f"gen-s{cfg.synth_seed}-n{cfg.gen_scenes}{tag}.npz",
         "gen-val": data / f"gen-s{cfg.synth_seed + 1}-n100{tag}.npz",
     }
+
+
+def build_crops(
+    cfg: NamerConfig, log: Callable[[str], None], skip: frozenset[str] = frozenset()
+) -> dict[str, Path]:
+    """The crop sets the recipe needs (built once, then reused); ``skip``: hard-case sets
+    (``hard-train``, ``clutter-val``, …) not to build (a run that does not use them)."""
+    real = Path(cfg.real)
+    paths = crop_paths(cfg)
     for split in ("train", "val"):
         path = paths[f"real-{split}"]
         if not path.exists():

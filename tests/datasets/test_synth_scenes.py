@@ -228,3 +228,41 @@ def test_a_dataset_records_its_scene_mix_and_each_scenes_clutter(tmp_path: Path)
         assert sidecar["style"]["keyboard"] in ("under", "beside")
         assert all(set(c) == {"kind", "xyxy"} for c in sidecar["clutter"])
     assert any(c["kind"] == "keyboard" for s in sidecars for c in s["clutter"])
+
+
+def test_hupai_data_synth_takes_the_scene_mix(tmp_path: Path) -> None:
+    from hupai.cli import main
+
+    out = tmp_path / "syn"
+    argv = ["data", "synth", "--n", "2", "--out", str(out), "--size", "160", "--workers", "1"]
+    assert main([*argv, "--keyboard-share", "1", "--printed-share", "0", "--shelf-share", "0"]) == 0
+    run = json.loads((out / "synth.json").read_text())["runs"][0]
+    assert run["scene_mix"] == {"keyboard": 1.0, "printed": 0.0, "shelf": 0.0}
+
+
+def test_a_share_that_is_not_a_fraction_is_named_in_the_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hupai.cli import main
+
+    argv = ["data", "synth", "--n", "1", "--out", str(tmp_path / "syn"), "--printed-share", "1.5"]
+    assert main(argv) == 2
+    assert "--printed-share 1.5: expected a fraction in [0, 1]" in capsys.readouterr().err
+    assert not (tmp_path / "syn").exists()
+
+
+def test_the_namer_builds_new_crop_sets_for_another_render_or_mix(tmp_path: Path) -> None:
+    """Crop sets are reused by file name: render 6's scenes and clutter v2 get new names, and
+    a run asking for another scene mix does not reuse the default mix's crops."""
+    namer = pytest.importorskip("hupai.training.namer")
+    from hupai.datasets.clutter import CLUTTER_VERSION
+
+    def names(**mix: float) -> dict[str, str]:
+        cfg = namer.NamerConfig(data=str(tmp_path), **mix)
+        return {k: p.name for k, p in namer.crop_paths(cfg).items()}
+
+    default, other = names(), names(scene_keyboard=0.5)
+    assert "-r6" in default["synth-train"] and "-r6" in default["gen-train"]
+    assert default["clutter-train"].startswith(f"clutter-v{CLUTTER_VERSION}-")
+    assert default["synth-train"] != other["synth-train"]
+    assert default["clutter-train"] == other["clutter-train"]
