@@ -83,7 +83,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     for kind, what in (
         ("hard", "straddling boxes and part tiles of the real photos"),
-        ("clutter", "drawn clutter: text, keys, cards, dominoes, dice, coins, phones"),
+        ("clutter", "drawn clutter: text, keyboards, cups, shelves, cards, dominoes, phones"),
         ("sheet", "rows of other sets' tiles (Debian sprite sheets) with look-alikes"),
         ("kde", "scenes drawn with KDE's four tilesets (Debian kdegames-mahjongg-data-kf5)"),
         ("gen", "scenes drawn with procedural set styles (hupai.datasets.synth.faces)"),
