@@ -34,25 +34,31 @@ from hupai.datasets.synth.generate import generate
 from hupai.datasets.synth.render import Renderer, RenderOptions, SceneMix
 
 
-def _kinds(renderer: Renderer, n: int, seed: int, size: int) -> None:
-    """Scenes per second of each render-6 kind against a peer with none, same seeds."""
+def _kinds(renderer: Renderer, n: int, seed: int, size: int, rounds: int = 3) -> None:
+    """Scenes per second of each render-6 kind against a peer with none, same seeds: the
+    cases interleaved in ``rounds`` rounds of ``n`` scenes, medians (a loaded machine's
+    slow spells then fall on every case alike)."""
 
     def with_mix(mix: SceneMix) -> Renderer:
         return Renderer(renderer.bank, mix=mix)
 
     none = SceneMix(0, 0, 0)
-    peer = _rate(with_mix(none), n, seed, size, RenderOptions(edge_round=0))
-    print(f"none of render 6's kinds, sharp edges: {peer:6.2f} scenes/s")
     cases = (
+        ("none of render 6's kinds, sharp edges", none, RenderOptions(edge_round=0)),
         ("rounded edges (the looks' own)", none, RenderOptions()),
         ("every scene a whole keyboard", none, RenderOptions(keyboard=True, edge_round=0)),
         ("every scene a printed sheet", SceneMix(0, 1, 0), RenderOptions(edge_round=0)),
         ("every room a bookshelf", SceneMix(0, 0, 1), RenderOptions(edge_round=0)),
         ("the default mix (render 6)", SceneMix(), RenderOptions()),
     )
-    for name, mix, opts in cases:
-        rate = _rate(with_mix(mix), n, seed, size, opts)
-        print(f"{name:38s}: {rate:6.2f} scenes/s  ×{rate / peer:.2f} of the peer's rate")
+    rates: dict[str, list[float]] = {name: [] for name, _, _ in cases}
+    for _round in range(rounds):
+        for name, mix, opts in cases:
+            rates[name].append(_rate(with_mix(mix), n, seed, size, opts))
+    peer = float(np.median(rates[cases[0][0]]))
+    for name, _, _ in cases:
+        rate = float(np.median(rates[name]))
+        print(f"{name:38s}: {rate:6.2f} scenes/s  ×{rate / peer:.2f} of the first's rate")
 
 
 def _rate(renderer: Renderer, n: int, seed: int, size: int, opts: RenderOptions) -> float:

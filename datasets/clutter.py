@@ -701,10 +701,10 @@ def _spines_between(
         canvas[max(0, bottom - height) : bottom, max(0, int(x)) : int(x + w)] = colour
         ink = (240, 240, 240) if sum(colour) < 380 else (20, 20, 20)
         title = _cjk_text(rng, 6) if rng.random() < 0.6 else _latin_text(rng, 7).upper()
-        size = max(4, int(w * float(rng.uniform(0.4, 0.75))))
+        size = int(w * float(rng.uniform(0.4, 0.75)))
         y = bottom - height + 0.1 * w
         for ch in title:
-            if y + size > bottom:
+            if size < 5 or y + size > bottom:  # smaller is a smudge: not worth a glyph
                 break
             texts.append(((x + w / 2, y), ch, size, ink, CJK_FONT, "ma"))
             y += size * 1.05

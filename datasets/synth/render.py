@@ -223,7 +223,7 @@ class Camera:
 
     def project(self, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Pixels and depths of table points ``(N, 3)``."""
-        h = np.c_[pts, np.ones(len(pts))] @ self.P.T
+        h = pts @ self.P[:, :3].T + self.P[:, 3]  # (no homogeneous column: called per polygon)
         depth = h[:, 2]
         return h[:, :2] / np.where(np.abs(depth) < 1e-9, 1e-9, depth)[:, None], depth
 
@@ -524,9 +524,13 @@ class Renderer:
         ):  # books a few tiles tall, a little blurred
             from hupai.datasets.clutter import shelf_backdrop
 
-            unit = float(np.clip(tile_px * rng.uniform(2.5, 5), 40, 0.8 * max(h, w)))
-            back = shelf_backdrop(rng, h, w, unit).astype(np.float32)
-            back = cv2.GaussianBlur(back, (0, 0), float(rng.uniform(0.3, 1.5)))
+            # a shelf holds books 5-7 tiles tall
+            unit = float(np.clip(tile_px * rng.uniform(3, 7), 60, 0.8 * max(h, w)))
+            # drawn at half size (a third of the cost), then enlarged: a little soft, as
+            # what lies beyond the table mostly is
+            half = shelf_backdrop(rng, max(8, h // 2), max(8, w // 2), unit / 2)
+            back = cv2.resize(half.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+            back = cv2.GaussianBlur(back, (0, 0), float(rng.uniform(0.3, 1.2)))
         else:
             back = surfaces.room(rng, h, w)
         return table * inside + back * (1 - inside)
