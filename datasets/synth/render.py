@@ -138,9 +138,9 @@ _EDGES_BOTTOM = (
 
 def _box_points(hx: float, hy: float, z0: float, z1: float) -> np.ndarray:
     """The 8 corners (``_SIGNS`` order) of a box ``±hx × ±hy`` from height ``z0`` to ``z1``."""
-    pts = _SIGNS.astype(np.float64) * np.array([hx, hy, 1.0])
+    pts = np.asarray(_SIGNS, np.float64) * np.array([hx, hy, 1.0])
     pts[:, 2] = np.where(_SIGNS[:, 2] > 0, z1, z0)
-    return pts
+    return np.asarray(pts, np.float64)
 
 
 def tile_polygons(size: TileSize, radius: float) -> list[tuple[str, np.ndarray, np.ndarray]]:
@@ -519,17 +519,14 @@ class Renderer:
         if self.photos and rng.random() < self.photo_share:  # a photo beyond the table, blurred
             back = photo_surface(rng, self.photos, h, w)
             back = cv2.GaussianBlur(back, (0, 0), float(rng.uniform(0.5, 3)))
-        elif (
-            not clean and rng.random() < self.mix.shelf
-        ):  # books a few tiles tall, a little blurred
+        elif not clean and rng.random() < self.mix.shelf:  # a bookshelf, a little blurred
             from hupai.datasets.clutter import shelf_backdrop
 
-            # a shelf holds books 5-7 tiles tall
+            # a shelf holds books 3-7 tiles tall; drawn at half size (a third of the cost),
+            # then enlarged: a little soft, as what lies beyond the table mostly is
             unit = float(np.clip(tile_px * rng.uniform(3, 7), 60, 0.8 * max(h, w)))
-            # drawn at half size (a third of the cost), then enlarged: a little soft, as
-            # what lies beyond the table mostly is
-            half = shelf_backdrop(rng, max(8, h // 2), max(8, w // 2), unit / 2)
-            back = cv2.resize(half.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+            small = shelf_backdrop(rng, max(8, h // 2), max(8, w // 2), unit / 2)
+            back = cv2.resize(small.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
             back = cv2.GaussianBlur(back, (0, 0), float(rng.uniform(0.3, 1.2)))
         else:
             back = surfaces.room(rng, h, w)
