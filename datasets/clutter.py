@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -39,6 +40,9 @@ FONT_FILES = (
     "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf",
 )
 CJK_FONT = FONT_FILES[0]
+#: Bump when the drawers change what a seed draws (crop sets carry it in their names).
+#: 2: whole keyboards (backlit), cups and mugs, shelf edges (issue #35).
+CLUTTER_VERSION = 2
 #: Characters printed on tiles: never drawn as clutter.
 TILE_CHARACTERS = set("一二三四五六七八九萬万東东南西北中發发白春夏秋冬梅蘭兰菊竹伍")
 LATIN = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -139,6 +143,28 @@ def _rounded(
         cv2.circle(canvas, (cx, cy), r, c, -1, lineType=cv2.LINE_AA)
 
 
+def latin_font(bold: bool = False) -> str:
+    """DejaVu Sans where installed; the CJK font (it has Latin glyphs too) on a machine
+    without it (a GPU run reads only its pack's fonts)."""
+    path = FONT_FILES[2 if bold else 1]
+    return path if Path(path).is_file() else CJK_FONT
+
+
+def _draw_texts(
+    canvas: Canvas,
+    items: list[tuple[tuple[float, float], str, int, tuple[int, int, int], str, str]],
+) -> Canvas:
+    """Many ``(xy, text, size, colour, font, anchor)`` drawn in one pass (one PIL round trip,
+    where :func:`_text` makes one per call)."""
+    from PIL import Image, ImageDraw
+
+    img = Image.fromarray(canvas[:, :, ::-1])
+    draw = ImageDraw.Draw(img)
+    for xy, text, size, colour, font, anchor in items:
+        draw.text(xy, text, fill=colour[::-1], font=_font(font, max(4, size)), anchor=anchor)
+    return np.ascontiguousarray(np.asarray(img)[:, :, ::-1])
+
+
 def draw_text(rng: Rng, s: int, margin: float) -> Canvas:
     """Printed text on paper, packaging or a screen: lines of Chinese or Latin."""
     paper = _colour(rng, 200, 255) if rng.random() < 0.75 else _colour(rng, 0, 120)
@@ -185,7 +211,7 @@ def draw_key(rng: Rng, s: int, margin: float) -> Canvas:
             anchor = "la"
             if rng.random() < 0.5:
                 pos, anchor = ((key[0] + key[2]) / 2, (key[1] + key[3]) / 2), "mm"
-            canvas = _text(canvas, pos, text, size, legend, FONT_FILES[1], anchor)
+            canvas = _text(canvas, pos, text, size, legend, latin_font(), anchor)
     return canvas
 
 
@@ -202,7 +228,7 @@ def draw_card(rng: Rng, s: int, margin: float) -> Canvas:
     ink = (30, 30, 200) if suit in "♥♦" else (20, 20, 20)
     rank = CARD_RANKS[int(rng.integers(len(CARD_RANKS)))]
     w = card[2] - card[0]
-    font = FONT_FILES[1]
+    font = latin_font()
     canvas = _text(canvas, (card[0] + 0.08 * w, card[1] + 0.05 * w), rank, int(0.28 * w), ink, font)
     canvas = _text(canvas, (card[0] + 0.1 * w, card[1] + 0.32 * w), suit, int(0.22 * w), ink, font)
     n = int(rng.integers(1, 7))
@@ -376,6 +402,366 @@ def draw_lookalike(rng: Rng, s: int, margin: float) -> Canvas:
     )
 
 
+# -- whole keyboards, cups, shelves (issue #35: what fools a one-set finder on other tables) --
+
+#: Secondary legends of Chinese (Cangjie, Zhuyin) and Japanese (kana) keyboards; tile
+#: characters (竹 is Cangjie's H key) left out.
+KEY_SCRIPTS = "".join(
+    ch
+    for ch in "日月金木水火土弓戈人心手口尸廿山女田卜重難"
+    "ㄅㄆㄇㄈㄉㄊㄋㄌㄍㄎㄏㄐㄑㄒあいうえおかきくけこさしすせそたちつてと"
+    if ch not in TILE_CHARACTERS
+)
+#: Key widths of a row, in key units (a laptop's rows from the number row to the space bar).
+KEY_ROWS = (
+    (1.0,) * 13 + (2.0,),
+    (1.5,) + (1.0,) * 12 + (1.5,),
+    (1.75,) + (1.0,) * 11 + (2.25,),
+    (2.25,) + (1.0,) * 10 + (2.75,),
+    (1.25, 1.0, 1.25, 1.25, 5.5, 1.25, 1.0, 1.0, 1.0, 1.0),
+)
+WIDE_LEGENDS = ("Tab", "Caps", "Shift", "Enter", "Ctrl", "Alt", "Fn", "Del", "Back", "⇧")
+
+
+@dataclass(frozen=True)
+class Keyboard:
+    """How one keyboard looks: backlit (dark keys, lit legends) or not."""
+
+    backlit: bool
+    deck: tuple[int, int, int]  # the body around and between the keys (BGR)
+    cap: tuple[int, int, int]
+    legend: tuple[int, int, int]
+    glow: float  # how far the lit legends and the light under the caps bleed
+    gap: float  # between caps, share of the pitch
+    scripts: bool  # second legends in Cangjie / Zhuyin / kana
+
+
+def random_keyboard(rng: Rng, backlit: bool | None = None) -> Keyboard:
+    lit = bool(rng.random() < 0.65) if backlit is None else backlit
+    if lit:  # dark aluminium or plastic, keys near black, legends lit white (some tinted)
+        deck = _colour(rng, 8, 45)
+        cap = tuple(min(255, c + int(rng.uniform(0, 20))) for c in _colour(rng, 10, 40))
+        legend = (
+            _colour(rng, 225, 255)
+            if rng.random() < 0.75
+            else tuple(int(v) for v in rng.choice([[255, 140, 60], [80, 80, 255], [255, 255, 120]]))
+        )
+    elif rng.random() < 0.5:  # silver or white laptop, dark legends
+        deck = _colour(rng, 170, 225)
+        cap = _colour(rng, 200, 250)
+        legend = _colour(rng, 20, 80)
+    else:  # unlit dark keys with grey legends
+        deck = _colour(rng, 15, 60)
+        cap = _colour(rng, 20, 60)
+        legend = _colour(rng, 150, 200)
+    return Keyboard(
+        lit,
+        deck,
+        cap,  # type: ignore[arg-type]
+        legend,  # type: ignore[arg-type]
+        float(rng.uniform(0.3, 1.0)) if lit else 0.0,
+        float(rng.uniform(0.08, 0.2)),
+        bool(rng.random() < 0.2),
+    )
+
+
+def _legend(rng: Rng, width_units: float) -> str:
+    if width_units > 4:
+        return ""  # the space bar
+    if width_units > 1.2:
+        return str(WIDE_LEGENDS[int(rng.integers(len(WIDE_LEGENDS)))])
+    return str(KEY_LEGENDS[int(rng.integers(len(KEY_LEGENDS)))])
+
+
+def draw_keyboard(
+    rng: Rng,
+    h: int,
+    w: int,
+    pitch: float,
+    look: Keyboard | None = None,
+    origin: tuple[float, float] = (0.0, 0.0),
+) -> tuple[Canvas, list[tuple[int, int, int, int]]]:
+    """A keyboard filling an ``h × w`` canvas: rows of caps ``pitch`` px apart from ``origin``
+    (the top-left of a row's first key, which may lie outside), each with its legend; a
+    backlit one's legends lit and glowing, light leaking between the caps. Returns the
+    canvas and the caps' boxes (``x1 y1 x2 y2``, clipped)."""
+    import cv2
+
+    kb = look or random_keyboard(rng)
+    canvas = np.full((h, w, 3), kb.deck, np.uint8)
+    leak = np.zeros((h, w), np.float32)  # light under the caps: shows in the gaps
+    caps: list[tuple[int, int, int, int]] = []
+    texts: list[tuple[tuple[float, float], str, int, tuple[int, int, int], str, str]] = []
+    ox, oy = origin
+    first_row = int(rng.integers(len(KEY_ROWS)))
+    gap = kb.gap * pitch
+    row_index = 0
+    y = oy
+    while y < h:
+        widths = KEY_ROWS[(first_row + row_index) % len(KEY_ROWS)]
+        x = ox - float(rng.uniform(0, 2)) * pitch if row_index else ox
+        k = 0
+        while x < w:
+            units = widths[k % len(widths)]
+            key = (round(x + gap / 2), round(y + gap / 2), round(x + units * pitch - gap / 2))
+            box = (*key, round(y + pitch - gap / 2))
+            if box[2] > 0 and box[3] > 0:
+                cv2.rectangle(leak, box[:2], box[2:], 1.0, -1)
+                _rounded(canvas, box, int(0.12 * pitch), kb.cap)
+                clipped = (max(0, box[0]), max(0, box[1]), min(w, box[2]), min(h, box[3]))
+                if clipped[2] - clipped[0] > 2 and clipped[3] - clipped[1] > 2:
+                    caps.append(clipped)
+                text = _legend(rng, units)
+                if text:
+                    size = int(pitch * float(rng.uniform(0.22, 0.4)) / max(1, len(text) ** 0.4))
+                    font = latin_font(rng.random() < 0.4)  # legends are Latin and symbols
+                    if rng.random() < 0.5:
+                        xy, anchor = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), "mm"
+                    else:
+                        xy, anchor = (box[0] + 0.18 * pitch, box[1] + 0.14 * pitch), "la"
+                    texts.append((xy, text, size, kb.legend, font, anchor))
+                    if kb.scripts and len(text) == 1:
+                        second = KEY_SCRIPTS[int(rng.integers(len(KEY_SCRIPTS)))]
+                        corner = (box[2] - 0.15 * pitch, box[3] - 0.12 * pitch)
+                        texts.append((corner, second, int(0.26 * pitch), kb.legend, CJK_FONT, "rd"))
+            x += units * pitch
+            k += 1
+        y += pitch
+        row_index += 1
+    lit = _draw_texts(
+        np.zeros((h, w, 3), np.uint8), [(*t[:3], (255, 255, 255), *t[4:]) for t in texts]
+    )
+    mask = lit[:, :, 0].astype(np.float32) / 255
+    out: NDArray[np.float32] = canvas.astype(np.float32)
+    legend = np.array(kb.legend, np.float32)
+    if kb.backlit:  # light from under the caps, seen in the gaps and around the legends
+        sigma = max(0.6, 0.05 * pitch)
+        rim = cv2.GaussianBlur(leak, (0, 0), sigma) * (1 - leak)
+        halo = cv2.GaussianBlur(mask, (0, 0), max(0.5, 0.03 * pitch))
+        out = out + legend * (0.35 * kb.glow * rim + 0.5 * kb.glow * halo)[..., None]
+    out = np.asarray(out * (1 - mask[..., None]) + legend * mask[..., None], np.float32)
+    return np.clip(out, 0, 255).astype(np.uint8), caps
+
+
+def draw_keyboard_crop(rng: Rng, s: int, margin: float) -> Canvas:
+    """Part of a whole keyboard, a key where the finder's box was (backlit, mostly)."""
+    x1, y1, x2, _y2 = _box(s, margin)
+    pitch = (x2 - x1) * float(rng.uniform(0.8, 1.3))
+    origin = (x1 - 3 * pitch - float(rng.uniform(0, 0.3)) * pitch, y1 - 3 * pitch)
+    canvas, _caps = draw_keyboard(rng, s, s, pitch, origin=origin)
+    return canvas
+
+
+CUP_COLOURS = ((245, 245, 245), (235, 240, 245), (40, 40, 40), (60, 60, 170), (150, 100, 40))
+DRINKS = ((25, 45, 80), (30, 110, 180), (120, 170, 200), (20, 30, 45), (70, 120, 90))
+
+
+def draw_cup(rng: Rng, s: int, margin: float) -> Canvas:
+    """A cup or mug on the table, seen from above (rim, drink, handle) or from aside (a
+    shaded cylinder with its handle, often printed)."""
+    import cv2
+
+    canvas = _background(rng, s).astype(np.float32)
+    x1, y1, x2, y2 = _box(s, margin)
+    side = x2 - x1
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    body = np.array(
+        CUP_COLOURS[int(rng.integers(len(CUP_COLOURS)))]
+        if rng.random() < 0.7
+        else _colour(rng, 30, 250),
+        np.float32,
+    )
+    handle_side = float(rng.choice([-1.0, 1.0]))
+    if rng.random() < 0.5:  # from above
+        r = 0.5 * side * float(rng.uniform(0.75, 1.0))
+        if rng.random() < 0.3:  # a saucer
+            cv2.circle(
+                canvas, (int(cx), int(cy)), int(1.35 * r), (body * 0.95).tolist(), -1, cv2.LINE_AA
+            )
+        hx = int(cx + handle_side * 1.05 * r)
+        cv2.ellipse(
+            canvas,
+            (hx, int(cy)),
+            (int(0.35 * r), int(0.18 * r)),
+            0,
+            0,
+            360,
+            (body * 0.85).tolist(),
+            max(2, int(0.1 * r)),
+            cv2.LINE_AA,
+        )
+        cv2.circle(canvas, (int(cx), int(cy)), int(r), body.tolist(), -1, cv2.LINE_AA)
+        inner = int(r * float(rng.uniform(0.82, 0.92)))
+        drink = (
+            np.array(DRINKS[int(rng.integers(len(DRINKS)))], np.float32)
+            if rng.random() < 0.75
+            else body * 0.7
+        )
+        cv2.circle(canvas, (int(cx), int(cy)), inner, drink.tolist(), -1, cv2.LINE_AA)
+        if rng.random() < 0.6:  # the lamp in the drink
+            c = (int(cx + rng.uniform(-0.4, 0.4) * inner), int(cy + rng.uniform(-0.4, 0.4) * inner))
+            spot = np.zeros(canvas.shape[:2], np.float32)
+            cv2.circle(spot, c, max(1, int(0.15 * inner)), 1.0, -1)
+            glow = np.asarray(cv2.GaussianBlur(spot, (0, 0), max(0.5, 0.05 * inner)))
+            canvas += 120 * glow[..., None]
+        arc = float(rng.uniform(0, 360))
+        cv2.ellipse(
+            canvas,
+            (int(cx), int(cy)),
+            (int(0.95 * r), int(0.95 * r)),
+            0,
+            arc,
+            arc + 70,
+            (255, 255, 255),
+            max(1, int(0.04 * r)),
+            cv2.LINE_AA,
+        )
+    else:  # from aside: a shaded cylinder, its rim an ellipse
+        half = 0.5 * side * float(rng.uniform(0.6, 0.85))
+        top = y1 + float(rng.uniform(0, 0.15)) * side
+        bottom = y2 - float(rng.uniform(0, 0.1)) * side
+        tilt = float(rng.uniform(0.1, 0.35))  # how far the rim opens: the view's elevation
+        hy = cy
+        cv2.ellipse(
+            canvas,
+            (int(cx + handle_side * half), int(hy)),
+            (int(0.35 * half), int(0.3 * (bottom - top))),
+            0,
+            0,
+            360,
+            (body * 0.8).tolist(),
+            max(2, int(0.15 * half)),
+            cv2.LINE_AA,
+        )
+        xs = np.arange(s, dtype=np.float32)
+        u = np.clip((xs - cx) / half, -1, 1)
+        shade = 0.55 + 0.45 * np.sqrt(1 - u**2) + 0.35 * np.exp(-(((u + 0.35) / 0.12) ** 2))
+        column = body[None, :] * shade[:, None]
+        mask = np.zeros((s, s), np.float32)
+        cv2.rectangle(mask, (int(cx - half), int(top)), (int(cx + half), int(bottom)), 1.0, -1)
+        cv2.ellipse(
+            mask,
+            (int(cx), int(bottom)),
+            (int(half), int(tilt * half)),
+            0,
+            0,
+            180,
+            1.0,
+            -1,
+            cv2.LINE_AA,
+        )
+        canvas = canvas * (1 - mask[..., None]) + column[None, :, :] * mask[..., None]
+        cv2.ellipse(
+            canvas,
+            (int(cx), int(top)),
+            (int(half), int(tilt * half)),
+            0,
+            0,
+            360,
+            (body * 1.05).tolist(),
+            -1,
+            cv2.LINE_AA,
+        )
+        cv2.ellipse(
+            canvas,
+            (int(cx), int(top)),
+            (int(0.9 * half), int(0.9 * tilt * half)),
+            0,
+            0,
+            360,
+            (body * 0.45).tolist(),
+            -1,
+            cv2.LINE_AA,
+        )
+        if rng.random() < 0.6:  # a print on the body: a word, a logo
+            ink = _colour(rng, 0, 120) if float(body.mean()) > 128 else _colour(rng, 180, 255)
+            text = (
+                _cjk_text(rng, int(rng.integers(1, 4)))
+                if rng.random() < 0.5
+                else _latin_text(rng, 4)[:6]
+            )
+            size = int(half * float(rng.uniform(0.3, 0.6)))
+            img = np.clip(canvas, 0, 255).astype(np.uint8)
+            img = _text(img, (cx, (top + bottom) / 2), text, size, ink, CJK_FONT, "mm")
+            canvas = img.astype(np.float32)
+    return np.clip(canvas, 0, 255).astype(np.uint8)
+
+
+def _spines_between(
+    rng: Rng, canvas: Canvas, top: int, bottom: int, width: tuple[float, float]
+) -> Canvas:
+    """Book spines standing side by side on ``bottom``, up to ``top``, titles set down them."""
+    s = canvas.shape[1]
+    texts: list[tuple[tuple[float, float], str, int, tuple[int, int, int], str, str]] = []
+    x = float(rng.uniform(-20, 0))
+    while x < s:
+        w = float(rng.uniform(*width))
+        height = int((bottom - top) * float(rng.uniform(0.7, 1.0)))
+        colour = _colour(rng, 20, 240)
+        canvas[max(0, bottom - height) : bottom, max(0, int(x)) : int(x + w)] = colour
+        ink = (240, 240, 240) if sum(colour) < 380 else (20, 20, 20)
+        title = _cjk_text(rng, 6) if rng.random() < 0.6 else _latin_text(rng, 7).upper()
+        size = int(w * float(rng.uniform(0.4, 0.75)))
+        y = bottom - height + 0.1 * w
+        for ch in title:
+            if size < 5 or y + size > bottom:  # smaller is a smudge: not worth a glyph
+                break
+            texts.append(((x + w / 2, y), ch, size, ink, CJK_FONT, "ma"))
+            y += size * 1.05
+        x += w + float(rng.uniform(0, 2))
+    return _draw_texts(canvas, texts)
+
+
+def draw_shelf(rng: Rng, s: int, margin: float) -> Canvas:
+    """A shelf's front edge across the crop: books standing on it, a label strip on its lip,
+    the shadowed shelf below."""
+    import cv2
+
+    canvas = np.full((s, s, 3), _colour(rng, 20, 90), np.uint8)
+    lip = int(s * float(rng.uniform(0.25, 0.75)))
+    thick = max(3, int(s * float(rng.uniform(0.08, 0.25))))
+    canvas = _spines_between(rng, canvas, 0, lip, (0.12 * s, 0.35 * s))
+    if rng.random() < 0.7:
+        canvas = _spines_between(rng, canvas, lip + thick, s, (0.12 * s, 0.35 * s))
+        shade = np.linspace(0.35, 0.9, s - lip - thick, dtype=np.float32)[:, None, None]
+        canvas[lip + thick :] = (canvas[lip + thick :] * shade).astype(np.uint8)
+    wood = rng.random() < 0.5
+    plank = _colour(rng, 60, 160) if wood else _colour(rng, 190, 245)
+    canvas[lip : lip + thick] = plank
+    cv2.line(canvas, (0, lip), (s, lip), [min(255, c + 40) for c in plank], max(1, thick // 8))
+    if rng.random() < 0.5:  # a price or index label on the lip
+        lx = int(rng.uniform(0, 0.7) * s)
+        lw = int(rng.uniform(0.15, 0.35) * s)
+        canvas[lip + thick // 6 : lip + thick - thick // 6, lx : lx + lw] = (245, 245, 245)
+        text = _latin_text(rng, 5)[:5] if rng.random() < 0.5 else _cjk_text(rng, 2)
+        canvas = _text(
+            canvas,
+            (lx + lw / 2, lip + thick / 2),
+            text,
+            max(4, thick // 2),
+            (20, 20, 20),
+            CJK_FONT,
+            "mm",
+        )
+    return canvas
+
+
+def shelf_backdrop(rng: Rng, h: int, w: int, unit: float) -> Canvas:
+    """A bookshelf filling an ``h × w`` backdrop (the room beyond a table seen low): shelves
+    ``unit`` px apart with spines on each (``unit`` about three tiles' height)."""
+    canvas = np.full((h, w, 3), _colour(rng, 25, 80), np.uint8)
+    plank = _colour(rng, 60, 230)
+    thick = max(2, int(0.08 * unit))
+    y = float(rng.uniform(-0.5, 0.3)) * unit
+    while y < h:
+        top, lip = max(0, int(y)), int(y + unit)
+        if lip > 0:
+            canvas = _spines_between(rng, canvas, top, min(h, lip), (0.12 * unit, 0.3 * unit))
+            canvas[max(0, lip) : max(0, min(h, lip + thick))] = plank
+        y += unit + thick
+    return canvas
+
+
 DRAWERS: dict[str, Callable[[Rng, int, float], Canvas]] = {
     "text": draw_text,
     "key": draw_key,
@@ -386,6 +772,9 @@ DRAWERS: dict[str, Callable[[Rng, int, float], Canvas]] = {
     "phone": draw_phone,
     "spines": draw_spines,
     "lookalike": draw_lookalike,
+    "keyboard": draw_keyboard_crop,
+    "cup": draw_cup,
+    "shelf": draw_shelf,
 }
 #: Text and keys are what a one-set finder boxes most often; they are drawn most.
 SHARES = {
@@ -398,6 +787,9 @@ SHARES = {
     "phone": 0.7,
     "spines": 1,
     "lookalike": 1.5,
+    "keyboard": 2,
+    "cup": 1,
+    "shelf": 1,
 }
 
 
@@ -422,12 +814,14 @@ def clutter_crop(rng: Rng, size: int, margin: float) -> tuple[Canvas, str]:
 
 def lay_clutter(
     rng: Rng, img: NDArray[np.float32], tile_px: float, tiles: NDArray[np.float64], count: int
-) -> None:
+) -> list[tuple[str, tuple[int, int, int, int]]]:
     """Clutter pasted into a scene (BGR float) at about a tile's size (``tile_px``), never
-    over a tile's box (``tiles``, xyxy in the image): nothing labelled is hidden."""
+    over a tile's box (``tiles``, xyxy in the image): nothing labelled is hidden. Returns
+    each thing's kind and box (the object, without its surroundings)."""
     import cv2
 
     h, w = img.shape[:2]
+    laid: list[tuple[str, tuple[int, int, int, int]]] = []
     for _ in range(count):
         side = max(16, round(tile_px * float(rng.uniform(1.5, 3.5))))  # object and margin
         if side >= min(h, w):
@@ -447,10 +841,14 @@ def lay_clutter(
                 break
         else:
             continue
-        patch, _kind = clutter_crop(rng, side, float(rng.uniform(0.05, 0.3)))
+        margin = float(rng.uniform(0.05, 0.3))
+        patch, kind = clutter_crop(rng, side, margin)
         m = cv2.getRotationMatrix2D((side / 2, side / 2), float(rng.uniform(-40, 40)), 1.0)
         turned = cv2.warpAffine(patch, m, (side, side))
         mask = cv2.warpAffine(np.ones((side, side), np.float32), m, (side, side))
         alpha = cv2.GaussianBlur(mask, (0, 0), max(0.5, side / 80))[..., None]
         region = img[top : top + side, left : left + side]
         region[:] = region * (1 - alpha) + turned.astype(np.float32) * alpha
+        x1, y1, x2, y2 = _box(side, margin)
+        laid.append((kind, (left + x1, top + y1, left + x2, top + y2)))
+    return laid

@@ -270,6 +270,7 @@ def _init_renderer(
     sets: tuple[str, ...] | None,
     generated: Any = None,
     photos: tuple[str, ...] = (),
+    mix: Any = None,
 ) -> None:
     import cv2
 
@@ -283,8 +284,11 @@ def _init_renderer(
         bank = {k: v for k, v in bank.items() if k in sets}
     from hupai.datasets.synth.photos import load_photos
 
-    _RENDERER = Renderer(bank, generated, load_photos([Path(p) for p in photos]))
+    _RENDERER = Renderer(bank, generated, load_photos([Path(p) for p in photos]), mix=mix)
 
+
+#: Clutter of a scene (keyboard caps, pasted things) cut as "not a tile", at most this many.
+CLUTTER_NEGATIVES = 3
 
 #: Tiles whose face shows less than this share are "not a tile" for the namer (a wall seen
 #: edge-on, a tile under another); between this and the labels' own threshold, neither. Kept
@@ -293,11 +297,26 @@ def _init_renderer(
 HIDDEN_FACE = 0.08
 
 
+def _clear_of(box: tuple[int, int, int, int], tiles: list[Any]) -> bool:
+    """Whether ``box`` overlaps no tile of the scene by more than a tenth of its area."""
+    x1, y1, x2, y2 = box
+    area = max(1, (x2 - x1) * (y2 - y1))
+    for r in tiles:
+        if r.xyxy is None:
+            continue
+        ix = min(x2, r.xyxy[2]) - max(x1, r.xyxy[0])
+        iy = min(y2, r.xyxy[3]) - max(y1, r.xyxy[1])
+        if ix > 0 and iy > 0 and ix * iy > 0.1 * area:
+            return False
+    return True
+
+
 def scene_crops(
     task: tuple[int, int, int],
 ) -> tuple[NDArray[np.uint8], NDArray[np.int16], NDArray[np.float32], str]:
     """Render scene ``index`` of ``seed`` and cut its crops: labelled tiles, tiles whose face
-    is mostly hidden (as ``reject``), and background negatives."""
+    is mostly hidden (as ``reject``), background negatives, and a few of its clutter (keyboard
+    caps and pasted things clear of every tile, as ``reject``)."""
     seed, index, size = task
     rng = np.random.default_rng([seed, index])
     scene = _RENDERER.render(rng, size)
@@ -309,6 +328,10 @@ def scene_crops(
         for r in scene.tiles
         if r.xyxy is not None and not r.labelled and 0.02 < r.visible_face < HIDDEN_FACE
     ]
+    clear = [box for _kind, box in scene.clutter if _clear_of(box, scene.tiles)]
+    if clear:
+        pick = rng.choice(len(clear), size=min(CLUTTER_NEGATIVES, len(clear)), replace=False)
+        hidden += [clear[int(k)] for k in pick]
     extra = np.array(hidden, np.float64).reshape(-1, 4)
     crops, labels, sides = photo_crops(scene.image, xyxy, classes, rng, extra)
     art = str(scene.info.get("art_set", "mixed"))
@@ -326,12 +349,14 @@ def crops_from_synth(
     cache: Path | None = None,
     generated: Any = None,
     photos: Sequence[Path] = (),
+    mix: Any = None,
 ) -> CropSet:
     """Crops of ``n_scenes`` synthetic scenes rendered from the art sets (``sets``: only
     these, for a leave-one-set-out run; ``cache``: another glyph cache than ../shared/art's,
     such as :func:`hupai.datasets.kde_tiles.build_cache`'s; ``generated``: a
     :class:`hupai.datasets.synth.render.GeneratedFaces` share drawn with procedural styles;
-    ``photos``: real photographs for some tables and rooms, :mod:`hupai.datasets.synth.photos`)."""
+    ``photos``: real photographs for some tables and rooms, :mod:`hupai.datasets.synth.photos`;
+    ``mix``: the :class:`hupai.datasets.synth.render.SceneMix`, keyboards and printed sheets)."""
     import multiprocessing
     import sys
     import time
@@ -345,6 +370,7 @@ def crops_from_synth(
         tuple(sets) if sets is not None else None,
         generated,
         tuple(str(p) for p in photos),
+        mix,
     )
     collected = _Collector()
     began = time.perf_counter()

@@ -27,7 +27,7 @@ from hupai.datasets.synth.art import (
     load_glyphs,
 )
 from hupai.datasets.synth.faces import FONT_PACKAGES
-from hupai.datasets.synth.render import RENDER_VERSION, GeneratedFaces
+from hupai.datasets.synth.render import RENDER_VERSION, GeneratedFaces, SceneMix
 from hupai.datasets.yolo import split_dirs, write_dataset_files
 from hupai.vision.classes import CLASS_NAMES, CLASSES_VERSION
 
@@ -110,6 +110,7 @@ def sidecar(scene: Any, image_rel: str, seed: int, index: int) -> dict[str, Any]
         "style": scene.info,
         "tiles": tiles,
         "groups": groups,
+        "clutter": [{"kind": kind, "xyxy": list(box)} for kind, box in scene.clutter],
         "props": [
             {
                 "kind": p.kind,
@@ -127,7 +128,11 @@ _RENDERER: Any = None
 
 
 def _init_worker(
-    cache_folder: str, generated: Any = None, photos: tuple[str, ...] = (), photo_share: float = 0
+    cache_folder: str,
+    generated: Any = None,
+    photos: tuple[str, ...] = (),
+    photo_share: float = 0,
+    mix: Any = None,
 ) -> None:
     import cv2
 
@@ -141,6 +146,7 @@ def _init_worker(
         generated,
         load_photos([Path(p) for p in photos]),
         photo_share,
+        mix,
     )
 
 
@@ -214,11 +220,13 @@ def generate(
     generated: GeneratedFaces | None = None,
     photos: Sequence[Path] = (),
     photo_share: float = 0.4,
+    mix: SceneMix | None = None,
 ) -> SynthResult:
     """Render images ``start … start+n-1`` into the YOLO dataset folder ``out`` (``generated``:
     a share of the scenes drawn with procedural set styles, :mod:`hupai.datasets.synth.faces`;
     ``photos``: real photographs, ``photo_share`` of the tables and rooms drawn from them,
-    :mod:`hupai.datasets.synth.photos`)."""
+    :mod:`hupai.datasets.synth.photos`; ``mix``: shares of keyboard, printed-sheet and
+    bookshelf scenes, :class:`hupai.datasets.synth.render.SceneMix`, its defaults if not given)."""
     if n < 1:
         raise SynthError(f"--n {n}: need at least one image")
     if not 64 <= size <= 4096:
@@ -240,7 +248,8 @@ def generate(
         split_dirs(out, split)
         (out / "layouts" / split).mkdir(parents=True, exist_ok=True)
     tasks = [(i, seed, size, val_fraction, str(out)) for i in range(start, start + n)]
-    init_args = (str(cache), generated, tuple(str(p) for p in photos), photo_share)
+    mix = mix or SceneMix()
+    init_args = (str(cache), generated, tuple(str(p) for p in photos), photo_share, mix)
     began = time.perf_counter()
     boxes = 0
     done = 0
@@ -274,6 +283,7 @@ def generate(
             "render_version": RENDER_VERSION,
             "generated": asdict(generated) if generated else None,
             "photos": {"files": len(photos), "share": photo_share} if photos else None,
+            "scene_mix": asdict(mix),
             "images_per_second": round(done / seconds, 2),
             "workers": workers,
         }

@@ -399,6 +399,41 @@ def block_layout(rng: np.random.Generator, size: TileSize) -> Layout:
     return b.layout
 
 
+#: Pictures on a printed sheet, and the thickness (mm) a printed picture is given.
+PRINTED_PICTURES = (50, 100)
+PRINT_THICKNESS = 0.2
+
+
+def printed_layout(rng: np.random.Generator, size: TileSize) -> Layout:
+    """A printed sheet of 50-100 tile pictures in rows (a chart of the tiles, a page of a
+    rule book): each picture a flat tile of paper thickness, all of them labelled. Sheets
+    mostly run through the tiles in order, suit by suit; pictures repeat freely."""
+    w = float(rng.uniform(9, 20))
+    picture = TileSize(w, w * size.height / size.width, PRINT_THICKNESS)
+    b = _Builder(rng, picture)
+    b.layout.scene = "printed"
+    n = int(rng.integers(PRINTED_PICTURES[0], PRINTED_PICTURES[1] + 1))
+    cols = int(rng.integers(8, 15))
+    gx = float(rng.uniform(0.0, 0.5)) * w
+    gy = float(rng.uniform(0.1, 0.9)) * picture.height  # room for captions between rows
+    kinds = [*SUITED, *HONORS, *FLOWERS]
+    ordered = rng.random() < 0.7
+    start = int(rng.integers(len(kinds)))
+    for k in range(n):
+        r, c = divmod(k, cols)
+        if c == 0:
+            g = b.group(Role.DISCARD, row=r)
+        tile = kinds[(start + k) % len(kinds)] if ordered else kinds[int(rng.integers(len(kinds)))]
+        b.add(
+            g,
+            tile,
+            c * (w + gx) + w / 2,
+            -r * (picture.height + gy) - picture.height / 2,  # the first row is the far one
+            exact=True,
+        )
+    return b.layout
+
+
 def random_layout(rng: np.random.Generator, size: TileSize) -> Layout:
     """A random winning hand laid out on the table (or, sometimes, a block of tiles), no two
     tiles interpenetrating."""

@@ -21,7 +21,15 @@ import numpy as np
 from hupai.datasets.synth import effects, surfaces
 from hupai.datasets.synth.art import GlyphBank
 from hupai.datasets.synth.faces import RED_FIVES, TRAINING_FAMILIES, StyleGlyphs, random_style
-from hupai.datasets.synth.layout import Layout, PlacedTile, Pose, Prop, TileSize, random_layout
+from hupai.datasets.synth.layout import (
+    Layout,
+    PlacedTile,
+    Pose,
+    Prop,
+    TileSize,
+    printed_layout,
+    random_layout,
+)
 from hupai.datasets.synth.photos import photo_surface
 from hupai.vision.classes import CLASS_NAMES
 
@@ -39,7 +47,11 @@ Rng = np.random.Generator
 #: renderer is given a share of them, with their red fives; standing rows also seen from a low
 #: webcam (elevation from 8°); real photographs as tables and rooms when given
 #: (:mod:`hupai.datasets.synth.photos`).
-RENDER_VERSION = 5
+#: 6: what fools a one-set reader (issue #35, :class:`SceneMix`): whole keyboards on the
+#: table, backlit or not, tiles lying on them; bookshelves beyond the table; cups and shelf
+#: edges among the pasted clutter; printed sheets of 50-100 tile pictures, every picture
+#: labelled; tile bodies with rounded edges catching the light (:func:`tile_polygons`).
+RENDER_VERSION = 6
 #: Share of non-square images squeezed to a square afterwards, like the real set's photos.
 STRETCH_SHARE = 0.15
 #: A tile is labelled when at least this share of its face (or back) is visible — cut by
@@ -111,6 +123,70 @@ def tile_corners(t: PlacedTile, size: TileSize) -> np.ndarray:
     return np.asarray(local @ rot.T + offset)
 
 
+#: A rounded edge is drawn as this many flat strips (a quarter circle in facets).
+ROUND_STEPS = 3
+# The four edges of a ring of box corners (indices into _SIGNS' top or bottom four) and
+# their outward directions.
+_EDGES_TOP = (((4, 5), (0, -1, 0)), ((6, 7), (0, 1, 0)), ((7, 4), (-1, 0, 0)), ((5, 6), (1, 0, 0)))
+_EDGES_BOTTOM = (
+    ((1, 0), (0, -1, 0)),
+    ((3, 2), (0, 1, 0)),
+    ((0, 3), (-1, 0, 0)),
+    ((2, 1), (1, 0, 0)),
+)
+
+
+def _box_points(hx: float, hy: float, z0: float, z1: float) -> np.ndarray:
+    """The 8 corners (``_SIGNS`` order) of a box ``±hx × ±hy`` from height ``z0`` to ``z1``."""
+    pts = np.asarray(_SIGNS, np.float64) * np.array([hx, hy, 1.0])
+    pts[:, 2] = np.where(_SIGNS[:, 2] > 0, z1, z0)
+    return np.asarray(pts, np.float64)
+
+
+def tile_polygons(size: TileSize, radius: float) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """A tile body's surface in its own coordinates (before :func:`tile_pose`) as flat
+    polygons ``(texture, corners 4×3, outward normal)``: the face and back (their texture's
+    top-left corner first), the four sides, and — with a ``radius`` (mm) — the rounded edges
+    around the face and the back as :data:`ROUND_STEPS` strips each (``round_face``,
+    ``round_back``), mitred at the corners. The body stays within the sharp box."""
+    hx, hy, t = size.width / 2, size.height / 2, size.thickness
+    r = float(min(radius, 0.45 * t, 0.45 * size.width))
+    core = _box_points(hx - r, hy - r, 0.0, t)
+    sides = _box_points(hx, hy, r, t - r)
+    polys = [
+        ("face", core[[7, 6, 5, 4]], np.array([0.0, 0.0, 1.0])),
+        ("back", core[[2, 3, 0, 1]], np.array([0.0, 0.0, -1.0])),
+    ]
+    for name, idx, normal in _FACES[2:]:
+        polys.append((name, sides[list(idx)], np.array(normal, np.float64)))
+    if r <= 0:
+        return polys
+    angles = np.linspace(0.0, math.pi / 2, ROUND_STEPS + 1)
+    # ring k: inset by r(1 - sin a), lowered from the face by r(1 - cos a)
+    rings = [
+        _box_points(
+            hx - r * (1 - math.sin(a)),
+            hy - r * (1 - math.sin(a)),
+            r * (1 - math.cos(a)),
+            t - r * (1 - math.cos(a)),
+        )
+        for a in angles
+    ]
+    for k in range(ROUND_STEPS):
+        mid = float(angles[k] + angles[k + 1]) / 2
+        a, b = rings[k], rings[k + 1]
+        for tex, edges, up in (
+            ("round_face", _EDGES_TOP, 1.0),
+            ("round_back", _EDGES_BOTTOM, -1.0),
+        ):
+            for (i, j), outward in edges:
+                tilt = math.cos(mid) * np.array([0.0, 0.0, up]) + math.sin(mid) * np.array(
+                    outward, np.float64
+                )
+                polys.append((tex, np.stack([a[i], a[j], b[j], b[i]]), tilt))
+    return polys
+
+
 def _soft_blur(mask: np.ndarray, sigma: float) -> np.ndarray:
     """Gaussian blur; wide ones are done at a quarter of the resolution (same look, faster)."""
     if sigma < 4:
@@ -147,7 +223,7 @@ class Camera:
 
     def project(self, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Pixels and depths of table points ``(N, 3)``."""
-        h = np.c_[pts, np.ones(len(pts))] @ self.P.T
+        h = pts @ self.P[:, :3].T + self.P[:, 3]  # (no homogeneous column: called per polygon)
         depth = h[:, 2]
         return h[:, :2] / np.where(np.abs(depth) < 1e-9, 1e-9, depth)[:, None], depth
 
@@ -196,6 +272,9 @@ class Scene:
     camera: Camera
     info: dict[str, Any] = field(default_factory=dict)
     jpeg_quality: int = 90
+    #: things of about a tile's size that are not tiles (keyboard caps, pasted clutter):
+    #: ``(kind, xyxy)`` in the image, for the namer's negatives and the benches' counts
+    clutter: list[tuple[str, tuple[int, int, int, int]]] = field(default_factory=list)
 
     @property
     def labels(self) -> list[tuple[int, tuple[int, int, int, int]]]:
@@ -210,6 +289,27 @@ class RenderOptions:
     clean: bool = False  # no clutter, occluders, glare, lighting, blur or noise
     elevation: tuple[float, float] | None = None
     tile_px: tuple[float, float] | None = None
+    keyboard: bool | None = None  # a whole keyboard on the table: forced on/off, or by the mix
+    edge_round: float | None = None  # rounded edges' radius (mm): fixed, or the look's
+    whole: bool = False  # frame the whole layout (no close-up, nothing cut by the edge)
+
+
+@dataclass(frozen=True)
+class SceneMix:
+    """Shares of the scene kinds that fool a reader trained on one set's photos (issue #35):
+    ``keyboard`` of the scenes lay a whole keyboard on the table (the tiles on it, or beside
+    it), ``printed`` are printed sheets of tile pictures instead of a hand, and ``shelf`` of
+    the views that see past the table see a bookshelf there."""
+
+    keyboard: float = 0.08
+    printed: float = 0.04
+    shelf: float = 0.3
+
+    def __post_init__(self) -> None:
+        for name in ("keyboard", "printed", "shelf"):
+            value = getattr(self, name)
+            if not 0 <= value <= 1:
+                raise ValueError(f"{name} share {value}: expected a fraction in [0, 1]")
 
 
 @dataclass(frozen=True)
@@ -236,6 +336,7 @@ class Renderer:
         generated: GeneratedFaces | None = None,
         photos: list[np.ndarray] | None = None,
         photo_share: float = 0.4,
+        mix: SceneMix | None = None,
     ) -> None:
         if not bank and generated is None:
             raise ValueError("no glyphs: the art cache is empty")
@@ -245,6 +346,7 @@ class Renderer:
         # real photographs as tables and rooms (hupai.datasets.synth.photos), this share of each
         self.photos = photos or []
         self.photo_share = photo_share
+        self.mix = mix or SceneMix()
 
     # -- choices -----------------------------------------------------------------------------
     def _camera(
@@ -308,6 +410,8 @@ class Renderer:
         scale_draw = rng.random()
         if opts.tile_px:
             tile_px = float(rng.uniform(*opts.tile_px))
+        elif opts.whole:
+            tile_px = float(np.clip(0.9 * fit_px, 6, 160))
         elif scale_draw < 0.12:  # close up: a few tiles fill much of the frame
             short = min(width, height)  # 120-450 px at 640
             tile_px = float(math.exp(rng.uniform(math.log(0.19 * short), math.log(0.7 * short))))
@@ -359,8 +463,11 @@ class Renderer:
         raise ValueError(f"no glyph for class {CLASS_NAMES[cls]} in any art set")
 
     # -- drawing -----------------------------------------------------------------------------
-    def _table(self, rng: Rng, cam: Camera, layout: Layout, clean: bool) -> np.ndarray:
-        """The table (in perspective) and, beyond its edge, the room."""
+    def _table(
+        self, rng: Rng, cam: Camera, layout: Layout, clean: bool, tile_px: float
+    ) -> np.ndarray:
+        """The table (in perspective) and, beyond its edge, the room (a bookshelf in a
+        :attr:`SceneMix.shelf` share); a printed layout's sheet of paper on the table."""
         w, h = cam.width, cam.height
         pts = np.concatenate([tile_corners(t, layout.size) for t in layout.tiles])
         lo, hi = pts.min(0)[:2], pts.max(0)[:2]
@@ -374,8 +481,18 @@ class Renderer:
             tex = photo_surface(rng, self.photos, res, res)
         else:
             tex = surfaces.table_texture(rng, res, res)
+        keep = ((lo[0] - x0) * s, (lo[1] - y0) * s, (hi[0] - x0) * s, (hi[1] - y0) * s)
+        if layout.scene == "printed":  # the sheet the pictures are printed on
+            pad = float(rng.uniform(0.3, 1.2)) * layout.size.height * s
+            paper = surfaces.jitter_colour(rng, (238, 242, 244), 0.05)
+            cv2.rectangle(
+                tex,
+                (int(keep[0] - pad), int(keep[1] - pad)),
+                (int(keep[2] + pad), int(keep[3] + pad)),
+                [float(c) for c in paper],
+                -1,
+            )
         if not clean and rng.random() < 0.6:
-            keep = ((lo[0] - x0) * s, (lo[1] - y0) * s, (hi[0] - x0) * s, (hi[1] - y0) * s)
             surfaces.flat_clutter(rng, tex, s, keep, int(rng.integers(1, 6)))
 
         a = np.array([[1 / s, 0, x0], [0, 1 / s, y0], [0, 0, 1]])
@@ -397,12 +514,86 @@ class Renderer:
         wgt = inv[2, 0] * xs[None, :] + inv[2, 1] * ys[:, None] + inv[2, 2]
         front = wgt > 0  # inverse homography weight = 1/depth: positive in front
         inside = np.where(front, inside, 0)[..., None]
+        if inside.min() >= 1:  # the table fills the picture: no room to draw
+            return table
         if self.photos and rng.random() < self.photo_share:  # a photo beyond the table, blurred
             back = photo_surface(rng, self.photos, h, w)
             back = cv2.GaussianBlur(back, (0, 0), float(rng.uniform(0.5, 3)))
+        elif not clean and rng.random() < self.mix.shelf:  # a bookshelf, a little blurred
+            from hupai.datasets.clutter import shelf_backdrop
+
+            # a shelf holds books 3-7 tiles tall; drawn at half size (a third of the cost),
+            # then enlarged: a little soft, as what lies beyond the table mostly is
+            unit = float(np.clip(tile_px * rng.uniform(3, 7), 60, 0.8 * max(h, w)))
+            small = shelf_backdrop(rng, max(8, h // 2), max(8, w // 2), unit / 2)
+            back = cv2.resize(small.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+            back = cv2.GaussianBlur(back, (0, 0), float(rng.uniform(0.3, 1.2)))
         else:
             back = surfaces.room(rng, h, w)
         return table * inside + back * (1 - inside)
+
+    def _keyboard(
+        self, rng: Rng, cam: Camera, layout: Layout, img: np.ndarray, tile_px: float
+    ) -> tuple[str, list[tuple[str, tuple[int, int, int, int]]]]:
+        """A whole keyboard lying on the table (drawn into ``img``): a laptop's deck or a
+        desk keyboard, under the tiles (they lie on its keys) or beside them. Returns where
+        (``under``, ``beside``) and the caps' boxes in the image."""
+        from hupai.datasets.clutter import draw_keyboard
+
+        pts = np.concatenate([tile_corners(t, layout.size) for t in layout.tiles])
+        lo, hi = pts.min(0)[:2], pts.max(0)[:2]
+        pitch_mm = float(rng.uniform(17, 19.5))
+        cols, rows = float(rng.uniform(13, 16)), float(rng.choice([5, 6]))
+        kw, kh = cols * pitch_mm, rows * pitch_mm
+        under = rng.random() < 0.7
+        centre = (lo + hi) / 2 + rng.normal(0, 0.15, 2) * (hi - lo)
+        if not under:  # beside the hand: beyond it or to one side
+            centre = centre + (
+                np.array([0.0, (hi[1] - lo[1]) / 2 + kh / 2 + float(rng.uniform(5, 60))])
+                if rng.random() < 0.5
+                else np.array([float(rng.choice([-1, 1])) * ((hi[0] - lo[0]) / 2 + kw / 2 + 20), 0])
+            )
+        bezel = float(rng.uniform(3, 12))
+        # texture px per mm: twice the picture's, at most 1,200 px wide
+        px_mm = float(np.clip(2.0 * tile_px / layout.size.width, 1.0, 1200 / (kw + 2 * bezel)))
+        tw, th = int((kw + 2 * bezel) * px_mm), int((kh + 2 * bezel) * px_mm)
+        canvas, caps = draw_keyboard(
+            rng, th, tw, pitch_mm * px_mm, origin=(bezel * px_mm, bezel * px_mm)
+        )
+        alpha = surfaces.rounded_alpha(th, tw, 4 * px_mm)
+        x0, y0 = centre[0] - kw / 2 - bezel, centre[1] + kh / 2 + bezel  # texture top = far
+        # texture (u, v) -> table (x0 + u/px, y0 - v/px): rows run away from the camera
+        a = np.array([[1 / px_mm, 0, x0], [0, -1 / px_mm, y0], [0, 0, 1]])
+        hom = cam.P[:, [0, 1, 3]] @ a
+        h, w = img.shape[:2]
+        seen, cover = (
+            cv2.warpPerspective(
+                layer,
+                hom,
+                (w, h),
+                flags=cv2.INTER_AREA,
+                borderMode=cv2.BORDER_CONSTANT,
+                borderValue=0,
+            )
+            for layer in (canvas.astype(np.float32), alpha)
+        )
+        inv = np.linalg.inv(hom)
+        xs, ys = np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64)
+        front = (inv[2, 0] * xs[None, :] + inv[2, 1] * ys[:, None] + inv[2, 2]) > 0
+        cover = np.where(front, cover, 0)[..., None]
+        img[:] = img * (1 - cover) + seen * cover
+        boxes: list[tuple[str, tuple[int, int, int, int]]] = []
+        for x1, y1, x2, y2 in caps:
+            corner = np.array([[x1, y1, 1], [x2, y1, 1], [x2, y2, 1], [x1, y2, 1]], np.float64)
+            pix = corner @ hom.T
+            if (pix[:, 2] <= 0).any():
+                continue
+            uv = pix[:, :2] / pix[:, 2:]
+            bx1, by1 = np.maximum(uv.min(0), 0)
+            bx2, by2 = np.minimum(uv.max(0), [w, h])
+            if bx2 - bx1 >= 3 and by2 - by1 >= 3:
+                boxes.append(("keyboard", (int(bx1), int(by1), int(bx2), int(by2))))
+        return ("under" if under else "beside"), boxes
 
     def _shadows(
         self,
@@ -454,9 +645,18 @@ class Renderer:
             tw_mm, tw_mm / float(rng.uniform(0.6, 0.85)), tw_mm * float(rng.uniform(0.5, 0.85))
         )
         if layout is None:
-            layout = random_layout(rng, tsize)
+            printed = rng.random() < self.mix.printed
+            layout = printed_layout(rng, tsize) if printed else random_layout(rng, tsize)
         tsize = layout.size
+        printed = layout.scene == "printed"
         look = surfaces.random_look(rng)
+        if printed or opts.edge_round is not None:
+            look.edge_round = 0.0 if printed else float(opts.edge_round or 0.0)
+        keyboard = (
+            opts.keyboard
+            if opts.keyboard is not None
+            else not opts.clean and not printed and rng.random() < self.mix.keyboard
+        )
         style = self._style(rng)
         set_name = str(rng.choice(self.set_names)) if self.set_names else ""
         fallback = [str(s) for s in rng.permutation(self.set_names) if s != set_name]
@@ -502,7 +702,8 @@ class Renderer:
             "side_h": surfaces.side_texture(look, tex_h, tex_t),
         }
 
-        img = self._table(rng, cam, layout, opts.clean).astype(np.float32)
+        img = self._table(rng, cam, layout, opts.clean, tile_px).astype(np.float32)
+        where, clutter = self._keyboard(rng, cam, layout, img, tile_px) if keyboard else ("", [])
         if not opts.clean and rng.random() < 0.55:
             from hupai.datasets.clutter import lay_clutter
 
@@ -511,10 +712,11 @@ class Renderer:
                 uv, depth = cam.project(c)
                 if (depth > 0).all():
                     boxes.append((*uv.min(0), *uv.max(0)))
-            lay_clutter(
+            clutter += lay_clutter(
                 rng, img, tile_px, np.asarray(boxes).reshape(-1, 4), int(rng.integers(1, 8))
             )
-        img = self._shadows(rng, img, cam, corners, light, biggest)
+        if not printed:  # pictures on paper cast no shadow
+            img = self._shadows(rng, img, cam, corners, light, biggest)
 
         h, w = height, width
         idmap = np.zeros((h, w), np.int32)
@@ -522,6 +724,12 @@ class Renderer:
         face_area = np.zeros(len(layout.tiles) + 1)
         glossy = np.zeros((h, w), np.float32)
 
+        polygons = [
+            p
+            for p in tile_polygons(tsize, look.edge_round * tsize.thickness)
+            if not (printed and p[0].startswith("side"))  # a picture on paper has no sides
+        ]
+        gloss, shine = float(rng.uniform(0.1, 0.5)), float(rng.uniform(6, 30))
         prop_corners = [prop_box(p) for p in layout.props]
         everything = [*corners, *prop_corners]
         order = sorted(
@@ -538,7 +746,7 @@ class Renderer:
             uv, depth = cam.project(corners[i])
             if (depth <= 0.05 * np.linalg.norm(cam.centre - corners[i].mean(0))).any():
                 continue
-            rot, _ = tile_pose(t, tsize)
+            rot, offset = tile_pose(t, tsize)
             x1, y1 = np.floor(uv.min(0)).astype(int)
             x2, y2 = np.ceil(uv.max(0)).astype(int) + 1
             rx1, ry1, rx2, ry2 = max(0, x1), max(0, y1), min(w, x2), min(h, y2)
@@ -548,12 +756,24 @@ class Renderer:
             fmask = np.zeros_like(sil)
             key = ("face", t.tile, i if mixed else None)
             label_face = "back" if t.face_down else "face"
-            for tex_name, idx, normal in _FACES:
-                n_world = rot @ np.array(normal, np.float64)
-                face_centre = corners[i][list(idx)].mean(0)
+            for tex_name, local, normal in polygons:
+                n_world = rot @ normal
+                world = local @ rot.T + offset
+                face_centre = world.mean(0)
                 if float(n_world @ (cam.centre - face_centre)) <= 0:
                     continue
-                dst = uv[list(idx)].astype(np.float32)
+                dst = cam.project(world)[0].astype(np.float32)
+                shade = (ambient + (1 - ambient) * max(0.0, float(n_world @ light))) / top_lit
+                if tex_name.startswith("round_"):  # a rounded edge: lit, with a highlight
+                    view = cam.centre - face_centre
+                    half = light + view / max(1e-9, float(np.linalg.norm(view)))
+                    spec = max(0.0, float(n_world @ half) / max(1e-9, float(np.linalg.norm(half))))
+                    base = look.face if tex_name == "round_face" else look.back
+                    colour = base * float(np.clip(shade, 0.3, 1.15)) + 255 * gloss * spec**shine
+                    pix = np.round(dst * 16).astype(np.int32)
+                    cv2.fillConvexPoly(img, pix, [float(c) for c in colour], cv2.LINE_8, 4)
+                    cv2.fillConvexPoly(sil, pix - [rx1 * 16, ry1 * 16], 1, cv2.LINE_8, 4)
+                    continue
                 if tex_name == "face":
                     if key not in textures:
                         glyph = (
@@ -573,7 +793,6 @@ class Renderer:
                     tex = textures[key]
                 else:
                     tex = textures[tex_name]
-                shade = (ambient + (1 - ambient) * max(0.0, float(n_world @ light))) / top_lit
                 self._paint(img, tex, dst, (rx1, ry1, rx2, ry2), float(np.clip(shade, 0.3, 1.15)))
                 poly = np.round((dst - [rx1, ry1]) * 16).astype(np.int32)
                 cv2.fillConvexPoly(sil, poly, 1, cv2.LINE_8, 4)
@@ -604,6 +823,11 @@ class Renderer:
                 cv2.resize(facemap, square, interpolation=cv2.INTER_NEAREST), np.int32
             )
             face_area = face_area * (size * size) / (width * height)
+            sx, sy = size / width, size / height
+            clutter = [
+                (kind, (int(x1 * sx), int(y1 * sy), int(x2 * sx), int(y2 * sy)))
+                for kind, (x1, y1, x2, y2) in clutter
+            ]
 
         renders = self._labels(layout, idmap, facemap, face_area)
         info = {
@@ -615,9 +839,11 @@ class Renderer:
             "tile_mm": [round(tsize.width, 1), round(tsize.height, 1), round(tsize.thickness, 1)],
             "tile_px": round(tile_px, 1),
             "largest_tile_px": round(biggest, 1),
+            "edge_round_mm": round(look.edge_round * tsize.thickness, 2),
+            "keyboard": where or None,  # a whole keyboard "under" the tiles or "beside" them
         }
         quality = 95 if opts.clean else int(rng.integers(35, 96))
-        return Scene(image, layout, renders, cam, info, quality)
+        return Scene(image, layout, renders, cam, info, quality, clutter)
 
     def _paint_prop(
         self,

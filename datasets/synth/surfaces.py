@@ -314,6 +314,7 @@ class TileLook:
     corner_index: bool = False  # the set prints a small index in the top-left corner
     index_size: float = 0.2  # its height as a share of the face width
     index_font: int = 0
+    edge_round: float = 0.0  # rounded edges' radius, a share of the thickness (0: sharp)
 
 
 def _hue_permutation(rng: Rng) -> np.ndarray:
@@ -352,6 +353,8 @@ def random_look(rng: Rng) -> TileLook:
         corner_index=bool(rng.random() < 0.35),
         index_size=float(rng.uniform(0.14, 0.24)),
         index_font=int(rng.integers(len(_FONTS))),
+        # most bodies are rounded (radius 1-6 mm); some (Bakelite, cheap moulds) near sharp
+        edge_round=float(rng.uniform(0.05, 0.2)) if rng.random() < 0.85 else 0.0,
     )
 
 

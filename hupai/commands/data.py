@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hupai.datasets.synth.render import SceneMix
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -89,6 +93,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="share of tables and rooms drawn from real photographs (Debian mate-backgrounds, "
         "fetched with apt-get download; GPL-2.0-or-later, never committed)",
     )
+    add_scene_mix_arguments(syn, "")
     syn.set_defaults(handler=_synth)
 
     st = sub.add_parser("stats", help="print and save the stats report of a YOLO dataset")
@@ -166,6 +171,43 @@ def _import_labels(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The scene kinds of :class:`hupai.datasets.synth.render.SceneMix`, as options.
+SCENE_MIX_OPTIONS = (
+    ("keyboard", "scenes with a whole keyboard on the table (the tiles on it or beside it)"),
+    ("printed", "scenes that are a printed sheet of 50-100 tile pictures, all labelled"),
+    ("shelf", "views past the table that see a bookshelf"),
+)
+
+
+def add_scene_mix_arguments(parser: argparse.ArgumentParser, prefix: str) -> None:
+    """``--{prefix}keyboard-share`` and the other :data:`SCENE_MIX_OPTIONS` (defaults: the
+    renderer's :class:`hupai.datasets.synth.render.SceneMix`)."""
+    from hupai.datasets.synth.render import SceneMix
+
+    for name, what in SCENE_MIX_OPTIONS:
+        parser.add_argument(
+            f"--{prefix}{name}-share",
+            type=float,
+            default=getattr(SceneMix(), name),
+            help=f"share of the synthetic {what} (default %(default)s)",
+        )
+
+
+def scene_mix_of(args: argparse.Namespace, prefix: str) -> SceneMix:
+    """The :class:`hupai.datasets.synth.render.SceneMix` the options ask for (a clear error
+    naming the option when one is not a fraction)."""
+    from hupai.cli import UserError
+    from hupai.datasets.synth.render import SceneMix
+
+    attr = prefix.replace("-", "_")
+    values = {name: getattr(args, f"{attr}{name}_share") for name, _ in SCENE_MIX_OPTIONS}
+    for name, value in values.items():
+        if not 0 <= value <= 1:
+            option = f"--{prefix}{name}-share"
+            raise UserError(f"{option} {value}: expected a fraction in [0, 1]")
+    return SceneMix(**values)
+
+
 def _synth(args: argparse.Namespace) -> int:
     from hupai.cli import UserError
     from hupai.datasets.stats import format_stats, write_stats
@@ -190,6 +232,7 @@ def _synth(args: argparse.Namespace) -> int:
             generated=generated,
             photos=_photos(args.photo_share),
             photo_share=args.photo_share,
+            mix=scene_mix_of(args, ""),
         )
     except SynthError as exc:
         raise UserError(str(exc)) from None

@@ -83,7 +83,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     for kind, what in (
         ("hard", "straddling boxes and part tiles of the real photos"),
-        ("clutter", "drawn clutter: text, keys, cards, dominoes, dice, coins, phones"),
+        ("clutter", "drawn clutter: text, keyboards, cups, shelves, cards, dominoes, phones"),
         ("sheet", "rows of other sets' tiles (Debian sprite sheets) with look-alikes"),
         ("kde", "scenes drawn with KDE's four tilesets (Debian kdegames-mahjongg-data-kf5)"),
         ("gen", "scenes drawn with procedural set styles (hupai.datasets.synth.faces)"),
@@ -91,6 +91,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         namer.add_argument(
             f"--{kind}-share", type=float, default=0.0, help=f"of each epoch's crops: {what}"
         )
+    from hupai.commands.data import add_scene_mix_arguments
+
+    add_scene_mix_arguments(namer, "scene-")
     namer.set_defaults(handler=_namer)
 
     distill = stages.add_parser(
@@ -354,8 +357,10 @@ def _need_torch() -> None:
 
 def _namer(args: argparse.Namespace) -> int:
     _need_torch()
+    from hupai.commands.data import scene_mix_of
     from hupai.training.namer import NamerConfig, run
 
+    mix = scene_mix_of(args, "scene-")
     config = NamerConfig(
         name=args.name,
         project=args.project,
@@ -376,6 +381,9 @@ def _namer(args: argparse.Namespace) -> int:
         sheet_share=args.sheet_share,
         kde_share=args.kde_share,
         gen_share=args.gen_share,
+        scene_keyboard=mix.keyboard,
+        scene_printed=mix.printed,
+        scene_shelf=mix.shelf,
     )
     try:
         print(f"best weights: {run(config)}")

@@ -98,6 +98,11 @@ class NamerConfig:
     offline: bool = False
     # real photographs as some scenes' tables and rooms (hupai.datasets.synth.photos)
     photos: bool = False
+    # synthetic scenes with a whole keyboard, printed sheets, a bookshelf beyond the table
+    # (hupai.datasets.synth.render.SceneMix; its defaults)
+    scene_keyboard: float = 0.08
+    scene_printed: float = 0.04
+    scene_shelf: float = 0.3
 
     @property
     def run_dir(self) -> Path:
@@ -215,23 +220,24 @@ def centre_inputs(stored: NDArray[np.uint8], size: int) -> NDArray[np.uint8]:
 # -- stage 1: crops --------------------------------------------------------------------------
 
 
-def build_crops(
-    cfg: NamerConfig, log: Callable[[str], None], skip: frozenset[str] = frozenset()
-) -> dict[str, Path]:
-    """The crop sets the recipe needs (built once, then reused); ``skip``: hard-case sets
-    (``hard-train``, ``clutter-val``, …) not to build (a run that does not use them)."""
+def crop_paths(cfg: NamerConfig) -> dict[str, Path]:
+    """Where each crop set of the config goes; a set is built once and reused by its name,
+    which carries what made it (seeds, counts, the render and clutter versions, the scene mix,
+    photo tables)."""
+    from hupai.datasets.clutter import CLUTTER_VERSION
+
     data = Path(cfg.data)
-    real = Path(cfg.real)
-    tag = "-photos" if cfg.photos else ""
-    paths = {
+    tag = _scene_tag(cfg)
+    return {
         "real-train": data / "real-train.npz",
         "real-val": data / "real-val.npz",
         "synth-train": data / f"synth-train-s{cfg.synth_seed}-n{cfg.synth_scenes}{tag}.npz",
         "synth-val": data / f"synth-val-s{cfg.synth_seed + 1}-n{cfg.synth_val_scenes}{tag}.npz",
         "hard-train": data / "hard-real-train.npz",
         "hard-val": data / "hard-real-val.npz",
-        "clutter-train": data / f"clutter-s{cfg.synth_seed}-n{cfg.clutter_crops}.npz",
-        "clutter-val": data / f"clutter-s{cfg.synth_seed + 1}-n2000.npz",
+        "clutter-train": data
+        / f"clutter-v{CLUTTER_VERSION}-s{cfg.synth_seed}-n{cfg.clutter_crops}.npz",
+        "clutter-val": data / f"clutter-v{CLUTTER_VERSION}-s{cfg.synth_seed + 1}-n2000.npz",
         "sheet-train": data / f"sheets-s{cfg.synth_seed}-n{cfg.sheet_rows}.npz",
         "sheet-val": data / f"sheets-s{cfg.synth_seed + 1}-n300.npz",
         "kde-train": data / f"kde-s{cfg.synth_seed}-n{cfg.kde_scenes}.npz",
@@ -239,6 +245,15 @@ def build_crops(
         "gen-train": data / f"gen-s{cfg.synth_seed}-n{cfg.gen_scenes}{tag}.npz",
         "gen-val": data / f"gen-s{cfg.synth_seed + 1}-n100{tag}.npz",
     }
+
+
+def build_crops(
+    cfg: NamerConfig, log: Callable[[str], None], skip: frozenset[str] = frozenset()
+) -> dict[str, Path]:
+    """The crop sets the recipe needs (built once, then reused); ``skip``: hard-case sets
+    (``hard-train``, ``clutter-val``, …) not to build (a run that does not use them)."""
+    real = Path(cfg.real)
+    paths = crop_paths(cfg)
     for split in ("train", "val"):
         path = paths[f"real-{split}"]
         if not path.exists():
@@ -258,7 +273,12 @@ def build_crops(
         if n and not paths[key].exists():
             began = time.perf_counter()
             crops = crops_from_synth(
-                n, seed=seed, progress=True, workers=max(2, cfg.threads), photos=_photos(cfg)
+                n,
+                seed=seed,
+                progress=True,
+                workers=max(2, cfg.threads),
+                photos=_photos(cfg),
+                mix=scene_mix(cfg),
             )
             crops.save(paths[key])
             log(f"crops: {paths[key]} ({len(crops)} crops, {time.perf_counter() - began:.0f} s)")
@@ -290,10 +310,14 @@ def _build_hard_crops(
         "kde-train": lambda: kde_crops(cfg.kde_scenes, seed=cfg.synth_seed),
         "kde-val": lambda: kde_crops(100, seed=cfg.synth_seed + 1),
         "gen-train": lambda: generated_crops(
-            cfg.gen_scenes, seed=cfg.synth_seed, workers=workers, photos=_photos(cfg)
+            cfg.gen_scenes,
+            seed=cfg.synth_seed,
+            workers=workers,
+            photos=_photos(cfg),
+            mix=scene_mix(cfg),
         ),
         "gen-val": lambda: generated_crops(
-            100, seed=cfg.synth_seed + 1, workers=workers, photos=_photos(cfg)
+            100, seed=cfg.synth_seed + 1, workers=workers, photos=_photos(cfg), mix=scene_mix(cfg)
         ),
     }
     for key, build in builders.items():
@@ -317,6 +341,25 @@ def kde_crops(n_scenes: int, *, seed: int) -> CropSet:
     return crops_from_synth(n_scenes, seed=seed, cache=build_cache(), progress=True)
 
 
+def scene_mix(cfg: NamerConfig) -> Any:
+    """The :class:`hupai.datasets.synth.render.SceneMix` of the config's synthetic scenes."""
+    from hupai.datasets.synth.render import SceneMix
+
+    return SceneMix(cfg.scene_keyboard, cfg.scene_printed, cfg.scene_shelf)
+
+
+def _scene_tag(cfg: NamerConfig) -> str:
+    """What a synthetic crop set's file name carries so that a set rendered otherwise is not
+    reused: the render version, the scene mix when not the default, photo tables."""
+    from hupai.datasets.synth.render import RENDER_VERSION, SceneMix
+
+    mix = scene_mix(cfg)
+    tag = f"-r{RENDER_VERSION}"
+    if mix != SceneMix():
+        tag += f"-k{mix.keyboard:g}-p{mix.printed:g}-b{mix.shelf:g}"
+    return tag + ("-photos" if cfg.photos else "")
+
+
 def _photos(cfg: NamerConfig) -> list[Path]:
     from hupai.datasets.synth.photos import fetch_photos
 
@@ -324,7 +367,12 @@ def _photos(cfg: NamerConfig) -> list[Path]:
 
 
 def generated_crops(
-    n_scenes: int, *, seed: int, workers: int = 2, photos: list[Path] | None = None
+    n_scenes: int,
+    *,
+    seed: int,
+    workers: int = 2,
+    photos: list[Path] | None = None,
+    mix: Any = None,
 ) -> CropSet:
     """Crops of synthetic scenes each drawn with a procedural set style of the training
     families (the held-out family never: bench/heldout.py measures it)."""
@@ -337,6 +385,7 @@ def generated_crops(
         progress=True,
         workers=workers,
         photos=photos or [],
+        mix=mix,
     )
 
 
