@@ -206,24 +206,23 @@ def nms(
         return np.zeros(0, np.int64)
     order = np.argsort(-scores, kind="stable")
     boxes = xyxy[order]
-    ious = box_iou(boxes, boxes)
-    suppress = ious > iou
-    if cover is not None:
-        inter = _intersection(boxes, boxes)
-        area = np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-9)
-        inside = inter / area[None, :]  # share of box j inside box i
-        similar = np.minimum(area[:, None], area[None, :]) / np.maximum(
-            area[:, None], area[None, :]
-        )
-        suppress |= (inside >= cover) & (similar >= 0.5)
-    if class_id is not None:
-        cls = class_id[order]
-        suppress &= cls[:, None] == cls[None, :]
+    cls = None if class_id is None else class_id[order]
+    area = np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-9)
     alive = np.ones(n, dtype=bool)
     kept: list[int] = []
+    # Row by row for the kept boxes only: O(kept × n), not the n × n matrix — a photo's
+    # first look has hundreds of candidates and a few dozen tiles (17 ms a photo before).
     for i in range(n):
         if not alive[i]:
             continue
         kept.append(i)
-        alive &= ~suppress[i]
+        inter = _intersection(boxes[i : i + 1], boxes)[0]
+        union = area[i] + area - inter
+        suppress = inter / np.maximum(union, 1e-9) > iou
+        if cover is not None:
+            similar = np.minimum(area[i], area) / np.maximum(area[i], area)
+            suppress |= (inter / area >= cover) & (similar >= 0.5)
+        if cls is not None:
+            suppress &= cls == cls[i]
+        alive &= ~suppress
     return np.asarray(order[kept], dtype=np.int64)

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hupai.vision.classes import CLASS_NAMES
 from hupai.vision.detections import Detections
@@ -202,3 +204,53 @@ def test_cli_score_photo_builds_the_request(
         "win_tile": "2z",
         "melds": [],
     }
+
+
+def _nms_by_matrix(
+    xyxy: np.ndarray,
+    scores: np.ndarray,
+    class_id: np.ndarray | None,
+    iou: float,
+    cover: float | None,
+) -> list[int]:
+    """Greedy NMS the plain way, from the whole n × n suppression matrix: the reference."""
+    from hupai.vision.detections import _intersection, box_iou
+
+    order = np.argsort(-scores, kind="stable")
+    boxes = xyxy[order]
+    suppress = box_iou(boxes, boxes) > iou
+    if cover is not None:
+        area = np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-9)
+        inside = _intersection(boxes, boxes) / area[None, :]
+        similar = np.minimum(area[:, None], area[None, :]) / np.maximum(area[:, None], area)
+        suppress |= (inside >= cover) & (similar >= 0.5)
+    if class_id is not None:
+        cls = class_id[order]
+        suppress &= cls[:, None] == cls[None, :]
+    alive, kept = np.ones(len(boxes), bool), []
+    for i in range(len(boxes)):
+        if alive[i]:
+            kept.append(int(order[i]))
+            alive &= ~suppress[i]
+    return kept
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 120),
+    by_class=st.booleans(),
+    cover=st.sampled_from([None, 0.85]),
+)
+def test_nms_keeps_what_the_whole_matrix_keeps(
+    seed: int, n: int, by_class: bool, cover: float | None
+) -> None:
+    from hupai.vision.detections import nms
+
+    rng = np.random.default_rng(seed)
+    corner = rng.uniform(0, 100, (n, 2))
+    xyxy = np.concatenate([corner, corner + rng.uniform(1, 30, (n, 2))], axis=1)
+    scores = np.where(rng.random(n) < 0.2, 0.5, rng.random(n))  # ties too
+    class_id = rng.integers(0, 3, n) if by_class else None
+    kept = nms(xyxy, scores, class_id, 0.5, cover=cover).tolist()
+    assert kept == _nms_by_matrix(xyxy, scores, class_id, 0.5, cover)
