@@ -2,15 +2,16 @@
 probabilities — the last step of the namer recipe (torch; the ``train`` extra). Offline,
 resumable.
 
-The reader names each box four times today: two namers (the namer and the blend named in its
-manifest) × two views (the crop cut at each of ``view_margins``), the probabilities
-averaged. The **teacher** is that ensemble exactly as the runtime runs it (the teacher's
-ONNX through :class:`hupai.vision.namer.Namer`, int8 as shipped); the **student** is one
+The **teacher** is a namer exactly as the runtime runs it — the namer, any blend or gate its
+manifest names, and its views (the crop cut at each of ``view_margins``), the probabilities
+averaged (the teacher's ONNX through :class:`hupai.vision.namer.Namer`, int8 as shipped;
+reader 6's namer + blend × two views taught reader 7's namer); the **student** is one
 EfficientNet-Lite0 that sees one view (margin :data:`hupai.vision.namer.CROP_MARGIN`). Each
 training crop is augmented once (colour, noise, blur, JPEG on the stored crop; then one turn,
 shift, stretch and margin jitter cut at every view's margin), the teacher names the crop at
 its views, and the student learns to give the teacher's probabilities (soft cross-entropy),
-with a small share of the loss on the crop's own label (``label_weight``).
+with a small share of the loss on the crop's own label (``label_weight``) — all of it on
+the procedural set styles' crops (``gen_label_weight``), which the teacher never saw.
 
 Crops: the namer recipe's sets (:func:`hupai.training.namer.build_crops`): the real train
 crops (un-mirrored where the namer recipe judged mirror images; as stored otherwise), the
@@ -75,7 +76,7 @@ class DistillConfig:
     #: the shipped namer)
     teacher: str | None = None
     #: where the student starts: a checkpoint, or a namer ONNX rebuilt (None: the teacher's
-    #: own ONNX — the first of the ensemble's namers, already close)
+    #: own ONNX — its first namer, already close)
     init: str | None = None
     synth_scenes: int = 3000
     synth_val_scenes: int = 300
@@ -201,7 +202,7 @@ def inputs_at(stored: NDArray[np.uint8], size: int, margin: float) -> NDArray[np
 
 
 class Teacher:
-    """The shipped ensemble as the runtime runs it: its namers and its views."""
+    """A namer as the runtime runs it (the shipped one by default): its namers and views."""
 
     def __init__(self, model: str | None, threads: int) -> None:
         self.namer = Namer(model, threads=threads)
