@@ -254,3 +254,15 @@ def test_nms_keeps_what_the_whole_matrix_keeps(
     class_id = rng.integers(0, 3, n) if by_class else None
     kept = nms(xyxy, scores, class_id, 0.5, cover=cover).tolist()
     assert kept == _nms_by_matrix(xyxy, scores, class_id, 0.5, cover)
+
+
+def test_the_finder_input_is_the_per_pixel_formula(tmp_path: Path) -> None:
+    """The one-pass blob is the letterboxed photo, RGB, channels first, times the scale."""
+    detector = Detector(fake_model(tmp_path, []), threads=1)
+    photo = np.random.default_rng(5).integers(0, 256, (300, 500, 3), dtype=np.uint8)
+    blob, _ = detector.blob(photo)
+    boxed, _ = letterbox(photo, detector.input_size, detector.manifest.pad_value)
+    scale = np.float32(detector.manifest.scale)
+    expected = boxed[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) * scale
+    assert blob.dtype == np.float32 and blob.flags.c_contiguous
+    np.testing.assert_array_equal(blob, expected)
