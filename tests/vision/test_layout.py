@@ -5,12 +5,23 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from vision_scenes import Scene, hand_row, synth_detections, synth_scenes
 
 from hupai.vision.classes import CLASS_NAMES
 from hupai.vision.detections import Detections
-from hupai.vision.layout import CalledFrom, MeldShape, Role, analyse, row_angle
+from hupai.vision.layout import (
+    CalledFrom,
+    MeldShape,
+    Role,
+    _median,
+    _percentile,
+    analyse,
+    row_angle,
+)
 
 
 def roles(lay, det: Detections) -> dict[str, list[str]]:
@@ -166,3 +177,20 @@ def test_synthetic_scenes_structure_rate() -> None:
     scenes = synth_scenes()
     ok = sum(_structure_matches(s) for s in scenes)
     assert ok / len(scenes) >= 0.6, f"{ok}/{len(scenes)}"
+
+
+_ROW_VALUES = st.lists(
+    st.floats(min_value=-50, max_value=50, allow_nan=False, allow_subnormal=False),
+    min_size=1,
+    max_size=20,
+)
+
+
+@given(_ROW_VALUES, st.floats(min_value=0, max_value=100))
+def test_the_small_percentile_is_numpys_to_the_bit(values: list[float], q: float) -> None:
+    assert _percentile(values, q) == float(np.percentile(values, q))
+
+
+@given(_ROW_VALUES)
+def test_the_small_median_is_numpys_to_the_bit(values: list[float]) -> None:
+    assert _median(values) == float(np.median(values))
