@@ -146,7 +146,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     namer_export = stages.add_parser("namer-export", help="export the namer to ONNX + manifest")
     namer_export.add_argument("weights", type=Path)
-    namer_export.add_argument("--out", type=Path, default=Path("models/hupai-namer-v1.onnx"))
+    namer_export.add_argument(
+        "--out",
+        type=Path,
+        default=Path("runs/hupai-namer.onnx"),
+        help="where the ONNX and its manifest go (default: runs/, beside the runs: a candidate "
+        "ships only by `hupai train pair` after it is measured, never by default)",
+    )
     namer_export.add_argument("--version", default="dev")
     namer_export.add_argument("--data", default="", help="what it was trained on")
     namer_export.add_argument("--command", default="", help="training command")
