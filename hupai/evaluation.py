@@ -306,7 +306,11 @@ def run_crops(
 
     crops = {margin: cut(margin) for margin in the_namer.manifest.views} if images else {}
     began = time.perf_counter()  # naming only, as the reader's namer time
-    names = the_namer.name_views(crops.__getitem__) if images else None
+    names = (
+        the_namer.name_views(lambda m, rows: crops[m] if rows is None else crops[m][rows])
+        if images
+        else None
+    )
     seconds = time.perf_counter() - began
     y = np.asarray(truth, np.int64)
     probs = names.probs.copy() if names is not None else np.zeros((0, REJECT + 1))

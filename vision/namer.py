@@ -51,6 +51,11 @@ NAMER_ENV = "HUPAI_NAMER"
 Image = NDArray[np.uint8]
 
 
+#: Crops of a photo's boxes at a view margin: ``cut(margin, rows)``, ``rows`` the boxes to
+#: cut (indices), None for every box.
+ViewCut = Callable[[float, NDArray[np.int64] | None], NDArray[np.uint8]]
+
+
 class NamerError(ValueError):
     """The namer model or its manifest is missing, unreadable or does not fit hupai."""
 
@@ -74,6 +79,9 @@ class NamerManifest:
     #: margins each box is cut at and named, the names averaged (a test-time view of the
     #: tile with more of its surroundings); empty: ``margin`` only
     view_margins: tuple[float, ...] = ()
+    #: the views after the first only for boxes whose first view's best probability is below
+    #: this (a box the first view names surely is named once); None: every box at every view
+    more_views_below: float | None = None
 
     @property
     def views(self) -> tuple[float, ...]:
@@ -101,6 +109,9 @@ class NamerManifest:
                 if data.get("blend")
                 else None,
                 view_margins=tuple(float(v) for v in pre.get("view_margins", ())),
+                more_views_below=float(pre["more_views_below"])
+                if pre.get("more_views_below") is not None
+                else None,
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise NamerError(f"{source}: not a hupai namer manifest ({exc!r})") from None
@@ -111,6 +122,9 @@ class NamerManifest:
             )
         if any(not 0.0 <= v < 1.0 for v in manifest.views):
             raise NamerError(f"{source}: view margins {list(manifest.views)} are not in [0, 1)")
+        below = manifest.more_views_below
+        if below is not None and not 0.0 < below <= 1.0:
+            raise NamerError(f"{source}: more_views_below {below} is not in (0, 1]")
         return manifest
 
 
@@ -414,12 +428,28 @@ class Namer:
         """Name every box of a BGR photo (``xyxy`` in the photo, or in a frame that
         ``to_image`` maps onto it)."""
         m = self.manifest
-        return self.name_views(
-            lambda margin: crop_tiles(image, xyxy, m.input_size, margin, to_image)
-        )
 
-    def name_views(self, cut: Callable[[float], NDArray[np.uint8]]) -> Names:
-        """Name the crops ``cut(margin)`` gives at each of the manifest's view margins, the
-        probabilities averaged."""
-        views = [self.name_crops(cut(margin)).probs for margin in self.manifest.views]
-        return Names(np.mean(views, axis=0))
+        def cut(margin: float, rows: NDArray[np.int64] | None) -> NDArray[np.uint8]:
+            boxes = xyxy if rows is None else xyxy[rows]
+            return crop_tiles(image, boxes, m.input_size, margin, to_image)
+
+        return self.name_views(cut)
+
+    def name_views(self, cut: ViewCut) -> Names:
+        """Name the crops ``cut(margin, rows)`` gives at each of the manifest's view margins
+        (``rows``: the boxes to cut, None for all), the probabilities averaged — the views
+        after the first only for the boxes the first view doubts, where the manifest says
+        ``more_views_below``."""
+        views = self.manifest.views
+        first = self.name_crops(cut(views[0], None)).probs
+        if len(views) == 1 or len(first) == 0:
+            return Names(first)
+        below = self.manifest.more_views_below
+        doubted = np.ones(len(first), bool) if below is None else first.max(axis=1) < below
+        if not doubted.any():
+            return Names(first)
+        rows = None if doubted.all() else np.nonzero(doubted)[0]
+        more = [self.name_crops(cut(margin, rows)).probs for margin in views[1:]]
+        probs = first.copy()
+        probs[doubted] = np.mean([first[doubted], *more], axis=0)
+        return Names(probs)

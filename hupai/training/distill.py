@@ -211,7 +211,10 @@ class Teacher:
     def probs(self, views: Sequence[NDArray[np.uint8]]) -> NDArray[np.float64]:
         """Probabilities of crops given at each of :attr:`margins` (``views[k]``: (n, s, s, 3))."""
         by_margin = dict(zip(self.margins, views, strict=True))
-        return np.asarray(self.namer.name_views(by_margin.__getitem__).probs, np.float64)
+        names = self.namer.name_views(
+            lambda m, rows: by_margin[m] if rows is None else by_margin[m][rows]
+        )
+        return np.asarray(names.probs, np.float64)
 
     def describe(self) -> dict[str, Any]:
         m = self.namer.manifest

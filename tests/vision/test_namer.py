@@ -15,7 +15,15 @@ from fake_models import fake_model, fake_namer
 
 from hupai.vision.classes import BACK, class_by_name
 from hupai.vision.decoding import CAPS, alternatives, decode_names, over_cap
-from hupai.vision.namer import NAMER_CLASSES, REJECT, Namer, NamerError, crop_box, crop_tiles
+from hupai.vision.namer import (
+    NAMER_CLASSES,
+    REJECT,
+    Namer,
+    NamerError,
+    Names,
+    crop_box,
+    crop_tiles,
+)
 from hupai.vision.reading import read_image
 from hupai.vision.suggest import suggest_changes
 
@@ -136,10 +144,12 @@ def test_a_blend_cutting_other_crops_is_named(tmp_path: Path) -> None:
         Namer(main)
 
 
-def _with_views(tmp_path: Path, margins: list[float]) -> Path:
+def _with_views(tmp_path: Path, margins: list[float], below: float | None = None) -> Path:
     namer = fake_namer(tmp_path, {class_by_name("1m"): 40.0, class_by_name("5p"): 160.0})
     manifest = json.loads(namer.with_suffix(".json").read_text())
     manifest["preprocessing"]["view_margins"] = margins
+    if below is not None:
+        manifest["preprocessing"]["more_views_below"] = below
     namer.with_suffix(".json").write_text(json.dumps(manifest))
     return namer
 
@@ -152,6 +162,40 @@ def test_a_box_is_named_at_each_view_margin_and_the_names_averaged(tmp_path: Pat
     views = [namer.name_crops(crop_tiles(img, box, 32, m)).probs for m in (0.0, 0.5)]
     assert not np.allclose(views[0], views[1])
     np.testing.assert_allclose(namer.name(img, box).probs, (views[0] + views[1]) / 2, atol=1e-9)
+
+
+def _sure_and_doubted(crops: np.ndarray) -> Names:
+    """Names read off a crop's first pixel: (box, view). Box 0 is sure at the first view,
+    box 1 doubted (1m or 2m); its second view says 2m."""
+    probs = np.full((len(crops), len(NAMER_CLASSES)), 1e-6)
+    for k, (box, view) in enumerate(crops[:, 0, 0, :2].tolist()):
+        probs[k, :2] = (0.99, 0.01) if box == 0 else (0.6, 0.4) if view == 0 else (0.2, 0.8)
+    return Names(probs / probs.sum(axis=1, keepdims=True))
+
+
+def test_only_the_boxes_the_first_view_doubts_are_named_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    namer = Namer(_with_views(tmp_path, [0.0, 0.5], below=0.9))
+    monkeypatch.setattr(namer, "name_crops", _sure_and_doubted)
+    asked: list[tuple[float, list[int] | None]] = []
+
+    def cut(margin: float, rows: np.ndarray | None) -> np.ndarray:
+        asked.append((margin, None if rows is None else rows.tolist()))
+        boxes = [0, 1] if rows is None else rows.tolist()
+        crops = np.zeros((len(boxes), 4, 4, 3), np.uint8)
+        crops[:, 0, 0, 0], crops[:, 0, 0, 1] = boxes, int(margin > 0)
+        return crops
+
+    probs = namer.name_views(cut).probs
+    assert asked == [(0.0, None), (0.5, [1])]
+    assert probs[0, :2] == pytest.approx([0.99, 0.01], abs=1e-4)  # named once
+    assert probs[1, :2] == pytest.approx([0.4, 0.6], abs=1e-4)  # both views averaged
+
+
+def test_a_more_views_cut_outside_zero_to_one_is_named(tmp_path: Path) -> None:
+    with pytest.raises(NamerError, match=r"more_views_below 1\.5"):
+        Namer(_with_views(tmp_path, [0.08, 0.12], below=1.5))
 
 
 def test_view_margins_outside_zero_to_one_are_named(tmp_path: Path) -> None:
