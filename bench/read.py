@@ -22,6 +22,7 @@ and named right per step, and the decode + read time, the service's way and whol
 
     .venv/bin/python bench/read.py [--split data/real] [--threads 2] [--phone 20] [--large 20]
         [--sweep 10] [--model F.onnx --namer N.onnx] [--first-pixels 4000000]
+        [--one-view] [--every-view]
 
 The peer is a benchmark-only dev dependency (its model is AGPL-licensed; never shipped).
 """
@@ -558,6 +559,12 @@ def main() -> int:
         help="also time the reader naming each box in one view (its margin), before reader 6",
     )
     parser.add_argument(
+        "--every-view",
+        action="store_true",
+        help="also time the reader naming every box at every view (before reader 8's "
+        "more_views_below: later views only for the boxes the first view doubts)",
+    )
+    parser.add_argument(
         "--phone", type=int, default=20, help="12-MP phone JPEGs made from N val photos (0: none)"
     )
     parser.add_argument(
@@ -612,6 +619,13 @@ def main() -> int:
         rows.append(
             ("ours, one view", t_one_view, evaluate(p_one_view, truths, 0.0, classes=SHARED))
         )
+    if args.every_view and namer is not None and namer.manifest.more_views_below is not None:
+        import dataclasses
+
+        every = Namer(namer.path, threads=args.threads)
+        every.manifest = dataclasses.replace(every.manifest, more_views_below=None)
+        t_every, p_every = run_ours(ours, photos, args.repeat, every)
+        rows.append(("ours, every view", t_every, evaluate(p_every, truths, 0.0, classes=SHARED)))
     if single is not None:
         t_one, p_one = run_ours(single, photos, args.repeat)
         rows.append(("ours, detector alone", t_one, evaluate(p_one, truths, 0.25, classes=SHARED)))
