@@ -223,22 +223,22 @@ def _chain_rows(f: _Frame) -> list[list[int]]:
     first; a link needs a small gap along the row and little offset across it."""
     n = len(f.u)
     unit = np.minimum(f.along, f.across)
-    pairs: list[tuple[float, int, int]] = []
-    for i in range(n):
-        for j in range(n):
-            du = f.u[j] - f.u[i]
-            if du <= 0.3 * min(f.along[i], f.along[j]):
-                continue
-            gap = du - (f.along[i] + f.along[j]) / 2
-            scale = min(unit[i], unit[j])
-            if gap > ROW_LINK_GAP * scale:
-                continue
-            dv = abs(f.v[j] - f.v[i])
-            if dv > 0.42 * min(f.across[i], f.across[j]) + 0.1 * scale:
-                continue
-            cost = max(gap, 0.0) / scale + 3.0 * dv / min(f.across[i], f.across[j])
-            pairs.append((cost, i, j))
-    pairs.sort()
+    # every (a, b) at once: b to the right of a, the gap between them small, little offset
+    a, b = (m.ravel() for m in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
+    du = f.u[b] - f.u[a]
+    gap = du - (f.along[a] + f.along[b]) / 2
+    scale = np.minimum(unit[a], unit[b])
+    dv = np.abs(f.v[b] - f.v[a])
+    thin = np.minimum(f.across[a], f.across[b])
+    link = (
+        (du > 0.3 * np.minimum(f.along[a], f.along[b]))
+        & (gap <= ROW_LINK_GAP * scale)
+        & (dv <= 0.42 * thin + 0.1 * scale)
+    )
+    a, b = a[link], b[link]
+    cost = np.maximum(gap[link], 0.0) / scale[link] + 3.0 * dv[link] / thin[link]
+    order = np.lexsort((b, a, cost))  # by cost, then a, then b: as sorting (cost, a, b)
+    pairs = [(float(cost[k]), int(a[k]), int(b[k])) for k in order]
     right = [-1] * n
     left = [-1] * n
     for _cost, i, j in pairs:

@@ -14,9 +14,12 @@ from vision_scenes import Scene, hand_row, synth_detections, synth_scenes
 from hupai.vision.classes import CLASS_NAMES
 from hupai.vision.detections import Detections
 from hupai.vision.layout import (
+    ROW_LINK_GAP,
     CalledFrom,
     MeldShape,
     Role,
+    _chain_rows,
+    _Frame,
     _median,
     _percentile,
     analyse,
@@ -194,3 +197,58 @@ def test_the_small_percentile_is_numpys_to_the_bit(values: list[float], q: float
 @given(_ROW_VALUES)
 def test_the_small_median_is_numpys_to_the_bit(values: list[float]) -> None:
     assert _median(values) == float(np.median(values))
+
+
+def _chain_rows_by_loops(f: _Frame) -> list[list[int]]:
+    """The pair-by-pair reference :func:`_chain_rows` was written from (before issue #37)."""
+    n = len(f.u)
+    unit = np.minimum(f.along, f.across)
+    pairs: list[tuple[float, int, int]] = []
+    for i in range(n):
+        for j in range(n):
+            du = f.u[j] - f.u[i]
+            if du <= 0.3 * min(f.along[i], f.along[j]):
+                continue
+            gap = du - (f.along[i] + f.along[j]) / 2
+            scale = min(unit[i], unit[j])
+            if gap > ROW_LINK_GAP * scale:
+                continue
+            dv = abs(f.v[j] - f.v[i])
+            if dv > 0.42 * min(f.across[i], f.across[j]) + 0.1 * scale:
+                continue
+            cost = max(gap, 0.0) / scale + 3.0 * dv / min(f.across[i], f.across[j])
+            pairs.append((cost, i, j))
+    pairs.sort()
+    right, left = [-1] * n, [-1] * n
+    for _cost, i, j in pairs:
+        if right[i] == -1 and left[j] == -1:
+            right[i], left[j] = j, i
+    rows = []
+    for i in range(n):
+        if left[i] == -1:
+            chain = [i]
+            while right[chain[-1]] != -1:
+                chain.append(right[chain[-1]])
+            rows.append(chain)
+    return rows
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 40),  # column on a coarse grid: equal gaps and ties happen
+            st.integers(0, 6),  # row
+            st.floats(0.7, 1.5),  # width (sideways tiles are wider)
+            st.floats(-0.35, 0.35),  # offset across the row
+        ),
+        max_size=24,
+    )
+)
+def test_rows_chain_as_the_pair_by_pair_reference(
+    tiles: list[tuple[int, int, float, float]],
+) -> None:
+    u = np.array([10.0 * c for c, _, _, _ in tiles])
+    v = np.array([14.0 * r + 14.0 * o for _, r, _, o in tiles])
+    along = np.array([10.0 * w for _, _, w, _ in tiles])
+    f = _Frame(u, v, along, np.full(len(tiles), 14.0), 0.0)
+    assert _chain_rows(f) == _chain_rows_by_loops(f)
