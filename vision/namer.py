@@ -74,6 +74,12 @@ class NamerManifest:
     #: margins each box is cut at and named, the names averaged (a test-time view of the
     #: tile with more of its surroundings); empty: ``margin`` only
     view_margins: tuple[float, ...] = ()
+    #: the namer's calibration (``calibration`` in the manifest, ``hupai train calibrate``):
+    #: its logits are divided by ``temperature`` before the softmax, and a tile whose name is
+    #: less likely than ``check_below`` needs a check (None: the reader's default,
+    #: :data:`hupai.vision.checks.CHECK_BELOW`)
+    temperature: float = 1.0
+    check_below: float | None = None
 
     @property
     def views(self) -> tuple[float, ...]:
@@ -101,6 +107,8 @@ class NamerManifest:
                 if data.get("blend")
                 else None,
                 view_margins=tuple(float(v) for v in pre.get("view_margins", ())),
+                temperature=float(data.get("calibration", {}).get("temperature", 1.0)),
+                check_below=_optional_float(data.get("calibration", {}).get("check_below")),
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise NamerError(f"{source}: not a hupai namer manifest ({exc!r})") from None
@@ -111,6 +119,14 @@ class NamerManifest:
             )
         if any(not 0.0 <= v < 1.0 for v in manifest.views):
             raise NamerError(f"{source}: view margins {list(manifest.views)} are not in [0, 1)")
+        if not 0.05 <= manifest.temperature <= 20.0:
+            raise NamerError(
+                f"{source}: calibration temperature {manifest.temperature} is not in [0.05, 20]"
+            )
+        if manifest.check_below is not None and not 0.0 < manifest.check_below <= 1.0:
+            raise NamerError(
+                f"{source}: calibration check_below {manifest.check_below} is not in (0, 1]"
+            )
         return manifest
 
 
@@ -124,6 +140,10 @@ def load_namer_manifest(path: Path) -> NamerManifest:
     if not isinstance(data, dict):
         raise NamerError(f"{manifest_path}: not a hupai namer manifest (not a JSON object)")
     return NamerManifest.from_dict(data, str(manifest_path))
+
+
+def _optional_float(v: Any) -> float | None:
+    return None if v is None else float(v)
 
 
 def _triple(v: Any) -> tuple[float, float, float]:
@@ -288,8 +308,14 @@ def _normalise_table(mean: tuple[float, ...], std: tuple[float, ...]) -> NDArray
     )
 
 
-def softmax(logits: NDArray[np.float32]) -> NDArray[np.float64]:
-    z = np.asarray(logits, np.float64)
+def softmax(logits: NDArray[np.float32], temperature: float = 1.0) -> NDArray[np.float64]:
+    """Probabilities of logits ``(n, classes)`` divided by ``temperature`` (above 1: less
+    sure, under 1: surer; the likeliest name never changes).
+
+    >>> softmax(np.array([[2.0, 0.0]])).round(3), softmax(np.array([[2.0, 0.0]]), 2.0).round(3)
+    (array([[0.881, 0.119]]), array([[0.731, 0.269]]))
+    """
+    z = np.asarray(logits, np.float64) / temperature
     e = np.exp(z - z.max(axis=1, keepdims=True))
     total = e.sum(axis=1, keepdims=True)
     return np.asarray(e / total, np.float64)
@@ -387,17 +413,23 @@ class Namer:
     def input_size(self) -> int:
         return self.manifest.input_size
 
-    def name_crops(self, crops: NDArray[np.uint8]) -> Names:
-        """Name ready crops ``(n, s, s, 3)`` BGR, in batches of :data:`BATCH`."""
-        if len(crops) == 0:
-            return Names.empty()
+    def logits(self, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
+        """The namer's raw logits ``(n, classes)`` for ready crops ``(n, s, s, 3)`` BGR, in
+        batches of :data:`BATCH` (this namer's own: no blend, no gate)."""
         m = self.manifest
-        parts = []
+        parts = [np.zeros((0, len(NAMER_CLASSES)), np.float32)]
         for start in range(0, len(crops), BATCH):
             blob = to_blob(crops[start : start + BATCH], m.mean, m.std)
             (logits,) = self.session.run([self.output_name], {m.input_name: blob})
-            parts.append(softmax(np.asarray(logits)))
-        probs = np.concatenate(parts)
+            parts.append(np.asarray(logits, np.float32))
+        return np.concatenate(parts)
+
+    def name_crops(self, crops: NDArray[np.uint8]) -> Names:
+        """Name ready crops ``(n, s, s, 3)`` BGR: the logits at the manifest's temperature,
+        then the blend and the gate where the manifest names them."""
+        if len(crops) == 0:
+            return Names.empty()
+        probs = softmax(self.logits(crops), self.manifest.temperature)
         if self.blend is not None:
             w = self.blend_weight
             probs = (1 - w) * probs + w * self.blend.name_crops(crops).probs
@@ -423,3 +455,32 @@ class Namer:
         probabilities averaged."""
         views = [self.name_crops(cut(margin)).probs for margin in self.manifest.views]
         return Names(np.mean(views, axis=0))
+
+    def view_logits(
+        self,
+        image: Image,
+        xyxy: NDArray[np.float64],
+        to_image: NDArray[np.float64] | None = None,
+    ) -> NDArray[np.float32]:
+        """Every box's raw logits at each view margin ``(views, n, classes)``: what
+        :meth:`name` averages, kept to be named again at another temperature
+        (:func:`names_of_views`; ``hupai train calibrate``). Only for a namer with neither
+        blend nor gate (their probabilities are mixed after the softmax)."""
+        if self.blend is not None or self.gate is not None:
+            raise NamerError(f"{self.path}: a namer with a blend or a gate has no single logits")
+        m = self.manifest
+        return np.stack(
+            [self.logits(crop_tiles(image, xyxy, m.input_size, v, to_image)) for v in m.views]
+        )
+
+
+def names_of_views(views: NDArray[np.float32], temperature: float = 1.0) -> Names:
+    """The names of boxes whose logits at each view are ``views`` ``(views, n, classes)``:
+    each view's softmax at ``temperature``, averaged — as :meth:`Namer.name` names them.
+
+    >>> names_of_views(np.array([[[2.0, 0.0]], [[0.0, 0.0]]]), 1.0).probs.round(3)
+    array([[0.69, 0.31]])
+    """
+    if views.shape[1] == 0:
+        return Names(np.zeros((0, views.shape[2])))
+    return Names(np.mean([softmax(v, temperature) for v in views], axis=0))
