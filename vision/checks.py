@@ -87,8 +87,9 @@ def tiles_to_check(
     return tuple(int(i) for i in range(len(det)) if check[i] or i in named)
 
 
-def doubled(xyxy: NDArray[np.float64], above: float = DOUBLED_ABOVE) -> NDArray[np.bool_]:
-    """Boxes lying more than ``above`` of their area inside another box.
+def doubled(xyxy: NDArray[np.float64], above: float | None = None) -> NDArray[np.bool_]:
+    """Boxes lying more than ``above`` (default :data:`DOUBLED_ABOVE`) of their area inside
+    another box.
 
     >>> doubled(np.array([[0, 0, 10, 14], [3, 0, 13, 14], [30, 0, 40, 14.]]))
     array([ True,  True, False])
@@ -105,6 +106,7 @@ def doubled(xyxy: NDArray[np.float64], above: float = DOUBLED_ABOVE) -> NDArray[
     inside = np.clip(w, 0, None) * np.clip(h, 0, None)
     np.fill_diagonal(inside, 0.0)
     area = np.maximum((xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1]), 1e-9)
+    above = DOUBLED_ABOVE if above is None else above
     return np.asarray((inside / area[:, None]).max(axis=1) > above, bool)
 
 
