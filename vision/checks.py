@@ -32,7 +32,16 @@ SMALL_TILE_PX = 24.0
 #: val photos confident, 88 % of them exact — val's label noise caps it); on the test split
 #: 51 % of photos are confident and 98 % of those exact (models/MODEL_CARD.md).
 CHECK_BELOW = 0.85
+#: **Clutter**: a box needs a check when the finder's score for it, times the namer's belief
+#: that it is a tile (1 - its "not a tile" probability), is under this — a box both doubt a
+#: little may be a key, a die, a book's spine. Chosen on real val (issue #36): no photo read
+#: exactly lost its confidence from 0.38 up to 0.42 (0.44 cost 1 %); before, the finder's
+#: score alone was held to the same 0.4.
 BOX_CHECK_BELOW = 0.4
+#: **Doubled**: a box lying more than this share inside another read box needs a check (the
+#: finder boxed one tile twice, or a box straddles two tiles). Chosen on real val: no photo
+#: read exactly lost its confidence from 0.35 up.
+DOUBLED_ABOVE = 0.5
 #: Warnings that say a tile may be misread, cut, doubled or missed (``gap``: a row leaves room
 #: for a tile that was not found) — a photo with any of them is not
 #: confident. The hand's structure (``tile_count``, ``unplaced_tiles``, melds) is not among
@@ -56,13 +65,49 @@ def tiles_to_check(
     det: Detections,
     box_confidence: NDArray[np.float64] | None,
     warnings: tuple[ReadingWarning, ...] | list[ReadingWarning],
+    check_below: float = CHECK_BELOW,
+    reject: NDArray[np.float64] | None = None,
 ) -> tuple[int, ...]:
-    """Detections a player should look at: an unsure name or box, or a tile a warning names."""
-    check = det.confidence < CHECK_BELOW
+    """Detections a player should look at: an unsure name (under ``check_below``: the namer's
+    calibrated threshold, :attr:`hupai.vision.namer.NamerManifest.check_below`), a box that
+    may be clutter (the finder's score times the namer's 1 - ``reject``, under
+    :data:`BOX_CHECK_BELOW`), a box lying mostly inside another (:func:`doubled`), or a tile
+    a warning names.
+
+    >>> det = Detections.make([[0, 0, 10, 14], [12, 0, 22, 14]], [0, 1], [0.99, 0.99])
+    >>> tiles_to_check(det, np.array([0.7, 0.5]), (), reject=np.array([0.0, 0.3]))
+    (1,)
+    """
+    check = det.confidence < check_below
     if box_confidence is not None and len(box_confidence) == len(det):
-        check |= box_confidence < BOX_CHECK_BELOW
+        tile = 1.0 if reject is None or len(reject) != len(det) else 1.0 - reject
+        check |= box_confidence * tile < BOX_CHECK_BELOW
+    check |= doubled(det.xyxy)
     named = {i for w in warnings if w.code in DOUBTS for i in w.tiles}
     return tuple(int(i) for i in range(len(det)) if check[i] or i in named)
+
+
+def doubled(xyxy: NDArray[np.float64], above: float | None = None) -> NDArray[np.bool_]:
+    """Boxes lying more than ``above`` (default :data:`DOUBLED_ABOVE`) of their area inside
+    another box.
+
+    >>> doubled(np.array([[0, 0, 10, 14], [3, 0, 13, 14], [30, 0, 40, 14.]]))
+    array([ True,  True, False])
+    """
+    xyxy = np.asarray(xyxy, np.float64).reshape(-1, 4)
+    if len(xyxy) < 2:
+        return np.zeros(len(xyxy), bool)
+    w = np.minimum(xyxy[:, None, 2], xyxy[None, :, 2]) - np.maximum(
+        xyxy[:, None, 0], xyxy[None, :, 0]
+    )
+    h = np.minimum(xyxy[:, None, 3], xyxy[None, :, 3]) - np.maximum(
+        xyxy[:, None, 1], xyxy[None, :, 1]
+    )
+    inside = np.clip(w, 0, None) * np.clip(h, 0, None)
+    np.fill_diagonal(inside, 0.0)
+    area = np.maximum((xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1]), 1e-9)
+    above = DOUBLED_ABOVE if above is None else above
+    return np.asarray((inside / area[:, None]).max(axis=1) > above, bool)
 
 
 def is_confident(

@@ -82,6 +82,12 @@ class NamerManifest:
     #: the views after the first only for boxes whose first view's best probability is below
     #: this (a box the first view names surely is named once); None: every box at every view
     more_views_below: float | None = None
+    #: the namer's calibration (``calibration`` in the manifest, ``hupai train calibrate``):
+    #: its logits are divided by ``temperature`` before the softmax, and a tile whose name is
+    #: less likely than ``check_below`` needs a check (None: the reader's default,
+    #: :data:`hupai.vision.checks.CHECK_BELOW`)
+    temperature: float = 1.0
+    check_below: float | None = None
 
     @property
     def views(self) -> tuple[float, ...]:
@@ -112,6 +118,8 @@ class NamerManifest:
                 more_views_below=float(pre["more_views_below"])
                 if pre.get("more_views_below") is not None
                 else None,
+                temperature=float(data.get("calibration", {}).get("temperature", 1.0)),
+                check_below=_optional_float(data.get("calibration", {}).get("check_below")),
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise NamerError(f"{source}: not a hupai namer manifest ({exc!r})") from None
@@ -125,6 +133,14 @@ class NamerManifest:
         below = manifest.more_views_below
         if below is not None and not 0.0 < below <= 1.0:
             raise NamerError(f"{source}: more_views_below {below} is not in (0, 1]")
+        if not 0.05 <= manifest.temperature <= 20.0:
+            raise NamerError(
+                f"{source}: calibration temperature {manifest.temperature} is not in [0.05, 20]"
+            )
+        if manifest.check_below is not None and not 0.0 < manifest.check_below <= 1.0:
+            raise NamerError(
+                f"{source}: calibration check_below {manifest.check_below} is not in (0, 1]"
+            )
         return manifest
 
 
@@ -138,6 +154,10 @@ def load_namer_manifest(path: Path) -> NamerManifest:
     if not isinstance(data, dict):
         raise NamerError(f"{manifest_path}: not a hupai namer manifest (not a JSON object)")
     return NamerManifest.from_dict(data, str(manifest_path))
+
+
+def _optional_float(v: Any) -> float | None:
+    return None if v is None else float(v)
 
 
 def _triple(v: Any) -> tuple[float, float, float]:
@@ -302,8 +322,14 @@ def _normalise_table(mean: tuple[float, ...], std: tuple[float, ...]) -> NDArray
     )
 
 
-def softmax(logits: NDArray[np.float32]) -> NDArray[np.float64]:
-    z = np.asarray(logits, np.float64)
+def softmax(logits: NDArray[np.float32], temperature: float = 1.0) -> NDArray[np.float64]:
+    """Probabilities of logits ``(n, classes)`` divided by ``temperature`` (above 1: less
+    sure, under 1: surer; the likeliest name never changes).
+
+    >>> softmax(np.array([[2.0, 0.0]])).round(3), softmax(np.array([[2.0, 0.0]]), 2.0).round(3)
+    (array([[0.881, 0.119]]), array([[0.731, 0.269]]))
+    """
+    z = np.asarray(logits, np.float64) / temperature
     e = np.exp(z - z.max(axis=1, keepdims=True))
     total = e.sum(axis=1, keepdims=True)
     return np.asarray(e / total, np.float64)
@@ -401,17 +427,23 @@ class Namer:
     def input_size(self) -> int:
         return self.manifest.input_size
 
-    def name_crops(self, crops: NDArray[np.uint8]) -> Names:
-        """Name ready crops ``(n, s, s, 3)`` BGR, in batches of :data:`BATCH`."""
-        if len(crops) == 0:
-            return Names.empty()
+    def logits(self, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
+        """The namer's raw logits ``(n, classes)`` for ready crops ``(n, s, s, 3)`` BGR, in
+        batches of :data:`BATCH` (this namer's own: no blend, no gate)."""
         m = self.manifest
-        parts = []
+        parts = [np.zeros((0, len(NAMER_CLASSES)), np.float32)]
         for start in range(0, len(crops), BATCH):
             blob = to_blob(crops[start : start + BATCH], m.mean, m.std)
             (logits,) = self.session.run([self.output_name], {m.input_name: blob})
-            parts.append(softmax(np.asarray(logits)))
-        probs = np.concatenate(parts)
+            parts.append(np.asarray(logits, np.float32))
+        return np.concatenate(parts)
+
+    def name_crops(self, crops: NDArray[np.uint8]) -> Names:
+        """Name ready crops ``(n, s, s, 3)`` BGR: the logits at the manifest's temperature,
+        then the blend and the gate where the manifest names them."""
+        if len(crops) == 0:
+            return Names.empty()
+        probs = softmax(self.logits(crops), self.manifest.temperature)
         if self.blend is not None:
             w = self.blend_weight
             probs = (1 - w) * probs + w * self.blend.name_crops(crops).probs
@@ -453,3 +485,49 @@ class Namer:
         probs = first.copy()
         probs[doubted] = np.mean([first[doubted], *more], axis=0)
         return Names(probs)
+
+    def view_logits(
+        self,
+        image: Image,
+        xyxy: NDArray[np.float64],
+        to_image: NDArray[np.float64] | None = None,
+    ) -> NDArray[np.float32]:
+        """Every box's raw logits at each view margin ``(views, n, classes)``: what
+        :meth:`name` averages, kept to be named again at another temperature
+        (:func:`names_of_views`; ``hupai train calibrate``). Only for a namer with neither
+        blend nor gate (their probabilities are mixed after the softmax)."""
+        if self.blend is not None or self.gate is not None:
+            raise NamerError(f"{self.path}: a namer with a blend or a gate has no single logits")
+        m = self.manifest
+        return np.stack(
+            [self.logits(crop_tiles(image, xyxy, m.input_size, v, to_image)) for v in m.views]
+        )
+
+
+def names_of_views(
+    views: NDArray[np.float32], temperature: float = 1.0, more_views_below: float | None = None
+) -> Names:
+    """The names of boxes whose logits at each view are ``views`` ``(views, n, classes)``:
+    each view's softmax at ``temperature``, averaged — as :meth:`Namer.name` names them, the
+    later views only for the boxes the first doubts (``more_views_below``).
+
+    >>> names_of_views(np.array([[[2.0, 0.0]], [[0.0, 0.0]]]), 1.0).probs.round(3)
+    array([[0.69, 0.31]])
+    >>> names_of_views(np.array([[[2.0, 0.0]], [[0.0, 0.0]]]), 1.0, 0.8).probs.round(3)
+    array([[0.881, 0.119]])
+    """
+    if views.shape[1] == 0:
+        return Names(np.zeros((0, views.shape[2])))
+    first = softmax(views[0], temperature)
+    if len(views) == 1:
+        return Names(first)
+    doubted = (
+        np.ones(len(first), bool)
+        if more_views_below is None
+        else first.max(axis=1) < more_views_below
+    )
+    probs = first.copy()
+    if doubted.any():
+        more = [softmax(v[doubted], temperature) for v in views[1:]]
+        probs[doubted] = np.mean([first[doubted], *more], axis=0)
+    return Names(probs)

@@ -23,7 +23,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from hupai.scoring.tiles import Tile, format_tiles
-from hupai.vision.checks import LOW_CONFIDENCE, SMALL_TILE_PX, checks, is_confident, tiles_to_check
+from hupai.vision.checks import (
+    CHECK_BELOW,
+    LOW_CONFIDENCE,
+    SMALL_TILE_PX,
+    checks,
+    is_confident,
+    tiles_to_check,
+)
 from hupai.vision.classes import BACK, CLASS_NAMES, tile_of
 from hupai.vision.deadline import ReadTimeout, check_deadline, read_deadline
 from hupai.vision.detections import Detections, box_corners
@@ -41,6 +48,7 @@ __all__ = [
     "REJECT_ABOVE",
     "SMALL_TILE_PX",
     "WARNING_CODES",
+    "FoundTiles",
     "NamedTiles",
     "ReadMeld",
     "ReadTimeout",
@@ -51,16 +59,19 @@ __all__ = [
     "default_namer",
     "detect_photo",
     "featureless",
+    "find_tiles",
     "get_detector",
     "get_namer",
     "name_tiles",
     "photo_boxes",
     "photo_quads",
     "read_deadline",
+    "read_found",
     "read_image",
     "read_photo",
     "read_photo_image",
     "rebuild",
+    "tiles_of_names",
 ]
 
 #: A box is not a tile when the namer gives "reject" at least this probability.
@@ -145,37 +156,65 @@ def read_image(
         from hupai.vision.detector import ModelError
 
         raise ModelError(f"{detector.path}: a finder only boxes tiles; reading needs a namer too")
-    doubtful: list[Detections] = []
-    det, to_image, angle, passes = detect_photo(
-        detector, image, finder=namer is not None, doubtful=doubtful
-    )
-    h, w = image.shape[:2]
-    found = photo_boxes(det.xyxy, to_image)
+    found = find_tiles(detector, image, finder=namer is not None)
     check_deadline("naming the tiles")
-    named = name_tiles(namer, image, det, to_image) if namer is not None else None
-    if named is not None:
-        det = named.detections
+    named = name_tiles(namer, image, found.det, found.to_image) if namer is not None else None
+    reading = read_found(image, found, named, win_tile=win_tile, source=source)
+    return _with(reading, seconds=time.perf_counter() - began)
+
+
+@dataclass(frozen=True)
+class FoundTiles:
+    """What the finder's passes saw in a photo, before naming: boxes (in a frame that
+    ``to_image`` maps onto the photo), the rows' angle, the passes run and the boxes the
+    first look doubted (photo pixels)."""
+
+    det: Detections
+    to_image: NDArray[np.float64]
+    angle: float | None
+    passes: tuple[str, ...]
+    doubtful_xyxy: NDArray[np.float64]
+
+
+def find_tiles(detector: Detector, image: Image, *, finder: bool) -> FoundTiles:
+    """The finder's boxes in a BGR image, with the passes the photo needs."""
+    doubtful: list[Detections] = []
+    det, to_image, angle, passes = detect_photo(detector, image, finder=finder, doubtful=doubtful)
     doubtful_xyxy = Detections.concat(doubtful).xyxy if doubtful else np.zeros((0, 4))
+    return FoundTiles(det, to_image, angle, tuple(passes), doubtful_xyxy)
+
+
+def read_found(
+    image: Image,
+    found: FoundTiles,
+    named: NamedTiles | None,
+    *,
+    win_tile: Tile | str | None = None,
+    source: str = "<image>",
+) -> Reading:
+    """The reading of what the finder found, named (``named``; None: the finder's classes
+    are the names): laid out, gaps judged on the photo, checked."""
+    h, w = image.shape[:2]
+    det = found.det if named is None else named.detections
     reading = build_reading(
         det,
-        to_image,
-        angle,
+        found.to_image,
+        found.angle,
         (w, h),
         win_tile=win_tile,
         source=source,
         names=named,
-        judge_gaps=gap_judge(image, to_image, doubtful_xyxy),
+        judge_gaps=gap_judge(image, found.to_image, found.doubtful_xyxy),
     )
     return _with(
         reading,
-        passes=tuple(passes),
-        seconds=time.perf_counter() - began,
+        passes=found.passes,
         extra={
             **reading.extra,
-            "found_xyxy": found,
+            "found_xyxy": photo_boxes(found.det.xyxy, found.to_image),
             # boxes the first look doubted (not read): small ones call for a larger decode,
             # one lying in a row's room for a tile is a gap
-            "doubtful_xyxy": doubtful_xyxy,
+            "doubtful_xyxy": found.doubtful_xyxy,
         },
     )
 
@@ -187,7 +226,14 @@ def rebuild(reading: Reading, class_id: NDArray[np.int64]) -> Reading:
     names = None
     if reading.alternatives is not None and reading.alternative_probs is not None:
         boxes = frame.get("box_confidence")
-        names = NamedTiles(det, reading.alternatives, reading.alternative_probs, boxes)
+        names = NamedTiles(
+            det,
+            reading.alternatives,
+            reading.alternative_probs,
+            boxes,
+            frame.get("check_below", CHECK_BELOW),
+            frame.get("reject"),
+        )
     again = build_reading(
         det,
         frame["to_image"],
@@ -228,6 +274,10 @@ class NamedTiles:
     alternatives: NDArray[np.int64]
     alternative_probs: NDArray[np.float64]
     box_confidence: NDArray[np.float64] | None = None  # the finder's score of each box
+    #: a name less likely than this needs a check (the namer's calibrated threshold)
+    check_below: float = CHECK_BELOW
+    #: the namer's "not a tile" probability of each box (clutter: with the finder's score)
+    reject: NDArray[np.float64] | None = None
 
 
 def name_tiles(
@@ -235,17 +285,28 @@ def name_tiles(
 ) -> NamedTiles:
     """Name the finder's boxes (in the frame ``to_image`` maps onto the photo) from the
     photo's pixels; drop what is not a tile; decode the names hand-wide (copy caps)."""
+    probs = namer.name(image, det.xyxy, to_image).probs
+    return tiles_of_names(probs, det, namer.manifest.check_below)
+
+
+def tiles_of_names(
+    probs: NDArray[np.float64], det: Detections, check_below: float | None = None
+) -> NamedTiles:
+    """The boxes ``det`` named ``probs`` (the namer's, a row a box): what is not a tile
+    dropped, the names decoded hand-wide (copy caps); ``check_below``: the namer's
+    calibrated threshold (None: :data:`~hupai.vision.checks.CHECK_BELOW`)."""
     from hupai.vision.decoding import alternatives, decode_names
 
-    probs = namer.name(image, det.xyxy, to_image).probs
     keep = probs[:, REJECT] < REJECT_ABOVE
     probs = probs[keep]  # (a copy)
+    reject = probs[:, REJECT].copy()
     probs[:, REJECT] = 0.0  # a kept box is a tile: its names share the rest
     probs /= probs.sum(axis=1, keepdims=True)
     chosen = decode_names(probs)
     alt, alt_p = alternatives(probs, chosen)
     named = Detections(det.xyxy[keep], alt_p[:, 0], chosen)
-    return NamedTiles(named, alt, alt_p, det.confidence[keep])
+    below = CHECK_BELOW if check_below is None else check_below
+    return NamedTiles(named, alt, alt_p, det.confidence[keep], below, reject)
 
 
 def _with(reading: Reading, **changes: Any) -> Reading:
@@ -360,7 +421,14 @@ def build_reading(
             )
         )
     warnings += checks(det, photo_det, hand, melds, flowers, set_apart, (w, h), to_image)
-    check = tiles_to_check(det, None if names is None else names.box_confidence, warnings)
+    check_below = CHECK_BELOW if names is None else names.check_below
+    check = tiles_to_check(
+        det,
+        None if names is None else names.box_confidence,
+        warnings,
+        check_below,
+        None if names is None else names.reject,
+    )
     return Reading(
         source=source,
         width=w,
@@ -390,6 +458,8 @@ def build_reading(
                 "angle": angle,
                 "win_tile": win_tile,
                 "box_confidence": None if names is None else names.box_confidence,
+                "check_below": check_below,
+                "reject": None if names is None else names.reject,
             },
             "places": {
                 "hand": list(hand_idx),

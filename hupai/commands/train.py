@@ -180,6 +180,39 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     quantize.set_defaults(handler=_quantize)
 
+    calibrate = stages.add_parser(
+        "calibrate",
+        help="choose the namer's temperature and name threshold on real val (re-run whenever "
+        "the finder or the namer changes); writes them into the namer's manifest",
+    )
+    calibrate.add_argument(
+        "--data", type=Path, default=Path("data/real"), help="real labelled photos (YOLO folder)"
+    )
+    calibrate.add_argument("--split", default="val", help="the split chosen on (never test)")
+    calibrate.add_argument("--model", help="finder ONNX (default: the shipped one)")
+    calibrate.add_argument("--namer", type=Path, help="namer ONNX (default: the shipped one)")
+    calibrate.add_argument(
+        "--temperature", type=float, help="keep this temperature instead of fitting one"
+    )
+    calibrate.add_argument(
+        "--tolerance",
+        type=float,
+        default=None,
+        help="exact share the chosen threshold may give up against the curve's best (0.005)",
+    )
+    calibrate.add_argument(
+        "--min-share",
+        type=float,
+        default=None,
+        help="a threshold is weighed only where it trusts this share of the photos (0.25)",
+    )
+    calibrate.add_argument("--limit", type=int, help="at most N photos (a quick look)")
+    calibrate.add_argument("--threads", type=int, default=None)
+    calibrate.add_argument(
+        "--dry-run", action="store_true", help="print the curve; leave the manifest as it is"
+    )
+    calibrate.set_defaults(handler=_calibrate)
+
     pair = stages.add_parser(
         "pair", help="name the shipped finder and namer in models/reader.json (with versions)"
     )
@@ -351,6 +384,53 @@ def _rebuild(args: argparse.Namespace) -> int:
 
 
 _IMAGES = {".jpg", ".jpeg", ".png"}
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from hupai import calibration
+    from hupai.evaluation import DatasetError
+    from hupai.labeling.store import sha256_file
+    from hupai.vision.detector import Detector, ModelError
+    from hupai.vision.namer import Namer, NamerError
+
+    if args.split == "test":
+        raise UserError("--split test: the test split is never chosen on; calibrate on val")
+    try:
+        namer = Namer(args.namer, threads=args.threads)
+        finder = Detector(args.model, threads=args.threads).path
+        recorded = calibration.record(
+            args.data,
+            args.split,
+            model=args.model,
+            namer=namer,
+            threads=args.threads,
+            limit=args.limit,
+            progress=True,
+        )
+    except (DatasetError, ModelError, NamerError) as exc:
+        raise UserError(str(exc)) from None
+    if not recorded:
+        raise UserError(f"{args.data}: no {args.split} photos to calibrate on")
+    cal = calibration.calibrate(
+        recorded,
+        tolerance=calibration.TOLERANCE if args.tolerance is None else args.tolerance,
+        min_share=calibration.MIN_SHARE if args.min_share is None else args.min_share,
+        temperature=args.temperature,
+    )
+    print(f"{namer.path.name} with finder {finder.name}, real {args.split}:")
+    print(calibration.report(cal))
+    print(f"temperature {cal.temperature}, check_below {cal.check_below}")
+    if args.dry_run:
+        return 0
+    chosen_on = (
+        f"{args.data} {args.split} ({cal.photos} photos, {calibration.timestamp()}): "
+        f"temperature by least NLL of {cal.boxes} labelled names, check_below the lowest "
+        f"threshold within {args.tolerance or calibration.TOLERANCE} of the best exact share "
+        f"among thresholds trusting >= {args.min_share or calibration.MIN_SHARE} of the photos"
+    )
+    block = cal.manifest_block(chosen_on, f"{finder.name} sha256 {sha256_file(finder)}")
+    print(f"wrote {calibration.write_manifest(namer.path, block)}")
+    return 0
 
 
 def _need_torch() -> None:

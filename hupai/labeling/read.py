@@ -13,6 +13,7 @@ import numpy as np
 
 from hupai.labeling.options import CELL
 from hupai.labeling.store import sha256_bytes
+from hupai.vision.checks import CHECK_BELOW
 from hupai.vision.detections import Detections
 from hupai.vision.detector import Detector
 from hupai.vision.namer import Namer
@@ -74,6 +75,10 @@ def label_photo(
         out["frame"]["alternative_probs"] = _floats(reading.alternative_probs)
         if frame.get("box_confidence") is not None:  # the finder's own doubt, for `confident`
             out["frame"]["box_confidence"] = _floats(frame["box_confidence"])
+        if frame.get("check_below") is not None:  # the namer's calibrated name threshold
+            out["frame"]["check_below"] = float(frame["check_below"])
+        if frame.get("reject") is not None:  # "not a tile" (clutter, with box_confidence)
+            out["frame"]["reject"] = _floats(frame["reject"])
     out["seconds"] = round(time.perf_counter() - began, 4)
     if previews:
         out["thumb"] = thumbnail(image, reading_of(out, rel))
@@ -101,7 +106,14 @@ def reading_of(entry: dict[str, Any], rel: str) -> Reading:
         alt = _per_tile(frame["alternatives"], len(det), np.int64)
         alt_p = _per_tile(frame["alternative_probs"], len(det), np.float64)
         boxes = frame.get("box_confidence")
-        names = NamedTiles(det, alt, alt_p, None if boxes is None else np.asarray(boxes))
+        names = NamedTiles(
+            det,
+            alt,
+            alt_p,
+            None if boxes is None else np.asarray(boxes),
+            float(frame.get("check_below", CHECK_BELOW)),
+            None if frame.get("reject") is None else np.asarray(frame["reject"], np.float64),
+        )
     reading = build_reading(
         det,
         np.asarray(entry["to_image"], dtype=np.float64),

@@ -7,18 +7,26 @@ import numpy as np
 
 from hupai.vision.checks import BOX_CHECK_BELOW, CHECK_BELOW
 from hupai.vision.detections import Detections
-from hupai.vision.reading import NamedTiles, Reading, build_reading
+from hupai.vision.reading import NamedTiles, Reading, build_reading, rebuild
 
 HAND = [0, 1, 2, 12, 13, 14, 24, 25, 26, 27, 27, 28, 28, 28]  # 123m456p789s11222z
 
 
-def _row(names_p: list[float], box_p: list[float] | None = None, x0: float = 60) -> Reading:
-    xy = [[x0 + 36 * k, 300, x0 + 36 * k + 34, 346] for k in range(len(HAND))]
+def _row(
+    names_p: list[float],
+    box_p: list[float] | None = None,
+    x0: float = 60,
+    reject: list[float] | None = None,
+    xy: list[list[float]] | None = None,
+) -> Reading:
+    xy = xy or [[x0 + 36 * k, 300, x0 + 36 * k + 34, 346] for k in range(len(HAND))]
     det = Detections.make(xy, HAND, names_p)
     alt = np.array([[c, 0, 0] for c in HAND], np.int64)
     alt_p = np.array([[p, (1 - p) / 2, (1 - p) / 2] for p in names_p])
     boxes = None if box_p is None else np.array(box_p)
-    return build_reading(det, None, 0.0, (800, 600), names=NamedTiles(det, alt, alt_p, boxes))
+    rej = None if reject is None else np.array(reject)
+    names = NamedTiles(det, alt, alt_p, boxes, CHECK_BELOW, rej)
+    return build_reading(det, None, 0.0, (800, 600), names=names)
 
 
 def test_sure_names_and_boxes_are_confident() -> None:
@@ -38,6 +46,22 @@ def test_one_doubtful_box_is_marked() -> None:
     box[2] = BOX_CHECK_BELOW - 0.1
     r = _row([0.99] * len(HAND), box)
     assert r.check == (2,)
+
+
+def test_a_box_the_finder_and_the_namer_both_doubt_a_little_is_marked_as_clutter() -> None:
+    box, reject = [0.9] * len(HAND), [0.01] * len(HAND)
+    box[4], reject[4] = 0.55, 0.3  # 0.55 x 0.7 = 0.385: maybe not a tile
+    box[7], reject[7] = 0.55, 0.1  # 0.55 x 0.9 = 0.495: a tile
+    r = _row([0.99] * len(HAND), box, reject=reject)
+    assert r.check == (4,) and not r.confident
+    assert rebuild(r, r.detections.class_id).check == (4,)  # named again by hand: still marked
+
+
+def test_a_box_lying_mostly_inside_another_is_marked() -> None:
+    xy = [[60 + 36 * k, 300, 60 + 36 * k + 34, 346] for k in range(len(HAND))]
+    xy[6] = [60 + 36 * 5 + 14, 300, 60 + 36 * 5 + 48, 346]  # 20 of its 34 px on tile 5's box
+    r = _row([0.99] * len(HAND), [0.9] * len(HAND), xy=xy)
+    assert r.check == (5, 6) and not r.confident
 
 
 def test_a_tile_cut_by_the_border_makes_the_photo_not_confident() -> None:
