@@ -198,7 +198,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--tolerance",
         type=float,
         default=None,
-        help="exact share the chosen threshold may give up against the curve's best (0.005)",
+        help="exact share the chosen threshold may give up against the curve's best (default: "
+        "one binomial standard error of the best share)",
     )
     calibrate.add_argument(
         "--min-share",
@@ -425,7 +426,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     chosen_on = (
         f"{args.data} {args.split} ({cal.photos} photos, {calibration.timestamp()}): "
         f"temperature by least NLL of {cal.boxes} labelled names, check_below the lowest "
-        f"threshold within {args.tolerance or calibration.TOLERANCE} of the best exact share "
+        f"threshold within {args.tolerance or 'one standard error'} of the best exact share "
         f"among thresholds trusting >= {args.min_share or calibration.MIN_SHARE} of the photos"
     )
     block = cal.manifest_block(chosen_on, f"{finder.name} sha256 {sha256_file(finder)}")
