@@ -251,11 +251,16 @@ def curve_rows(recorded: Sequence[Recorded], temperature: float) -> list[tuple[b
 
 
 def choose(
-    points: Sequence[Point], tolerance: float | None = TOLERANCE, min_share: float = MIN_SHARE
+    points: Sequence[Point],
+    tolerance: float | None = TOLERANCE,
+    min_share: float = MIN_SHARE,
+    incumbent: float | None = None,
 ) -> Point:
-    """The lowest threshold whose confident photos' exact share is within ``tolerance`` (None:
-    one binomial standard error of the best point's share) of the best among the thresholds
-    that trust at least ``min_share`` of the photos (none does: the lowest threshold).
+    """The threshold in use (``incumbent``) while its confident photos' exact share is within
+    ``tolerance`` (None: one binomial standard error of the best point's share) of the best
+    among the thresholds that trust at least ``min_share`` of the photos; else the lowest
+    threshold that is (none trusts that many: the lowest threshold). Val's curve is flat within
+    its label noise: a threshold moves only on evidence beyond it.
 
     >>> pts = [Point(0.5, 0.8, 0.85, 160), Point(0.8, 0.7, 0.88, 140),
     ...        Point(0.9, 0.6, 0.90, 120), Point(0.99, 0.1, 1.0, 20)]
@@ -263,6 +268,8 @@ def choose(
     0.8
     >>> choose(pts, tolerance=0.005).threshold
     0.9
+    >>> choose(pts, incumbent=0.9).threshold, choose(pts, incumbent=0.5).threshold
+    (0.9, 0.8)
     """
     wide = [p for p in points if p.share >= min_share and p.exact is not None]
     if not wide:
@@ -271,7 +278,9 @@ def choose(
     best = top.exact if top.exact is not None else 0.0
     if tolerance is None:
         tolerance = math.sqrt(best * (1 - best) / max(top.confident, 1))
-    return next(p for p in wide if p.exact is not None and p.exact >= best - tolerance)
+    near = [p for p in wide if p.exact is not None and p.exact >= best - tolerance]
+    kept = [p for p in near if incumbent is not None and abs(p.threshold - incumbent) < 1e-9]
+    return kept[0] if kept else near[0]
 
 
 @dataclass(frozen=True)
@@ -313,6 +322,7 @@ def calibrate(
     tolerance: float | None = TOLERANCE,
     min_share: float = MIN_SHARE,
     temperature: float | None = None,
+    incumbent: float | None = None,
 ) -> Calibration:
     """Fit the temperature (or take ``temperature``), read every photo again at it and choose
     the threshold on the curve."""
@@ -321,7 +331,7 @@ def calibrate(
     points = curve(curve_rows(recorded, t))
     peer = points if t == 1.0 else curve(curve_rows(recorded, 1.0))
     boxes = sum(len(matched_names(r)[1]) for r in recorded)
-    chosen = choose(points, tolerance, min_share).threshold
+    chosen = choose(points, tolerance, min_share, incumbent).threshold
     return Calibration(t, chosen, losses, points, peer, len(recorded), boxes)
 
 

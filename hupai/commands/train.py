@@ -391,6 +391,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     from hupai import calibration
     from hupai.evaluation import DatasetError
     from hupai.labeling.store import sha256_file
+    from hupai.vision.checks import CHECK_BELOW
     from hupai.vision.detector import Detector, ModelError
     from hupai.vision.namer import Namer, NamerError
 
@@ -417,6 +418,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         tolerance=calibration.TOLERANCE if args.tolerance is None else args.tolerance,
         min_share=calibration.MIN_SHARE if args.min_share is None else args.min_share,
         temperature=args.temperature,
+        incumbent=namer.manifest.check_below or CHECK_BELOW,
     )
     print(f"{namer.path.name} with finder {finder.name}, real {args.split}:")
     print(calibration.report(cal))
@@ -426,8 +428,9 @@ def _calibrate(args: argparse.Namespace) -> int:
     chosen_on = (
         f"{args.data} {args.split} ({cal.photos} photos, {calibration.timestamp()}): "
         f"temperature by least NLL of {cal.boxes} labelled names, check_below the lowest "
-        f"threshold within {args.tolerance or 'one standard error'} of the best exact share "
-        f"among thresholds trusting >= {args.min_share or calibration.MIN_SHARE} of the photos"
+        f"threshold in use kept while within {args.tolerance or 'one standard error'} of the "
+        f"best exact share among thresholds trusting >= "
+        f"{args.min_share or calibration.MIN_SHARE} of the photos (else the lowest within it)"
     )
     block = cal.manifest_block(chosen_on, f"{finder.name} sha256 {sha256_file(finder)}")
     print(f"wrote {calibration.write_manifest(namer.path, block)}")
