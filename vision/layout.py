@@ -220,7 +220,26 @@ def _frame(det: Detections, angle: float) -> _Frame:
 
 def _chain_rows(f: _Frame) -> list[list[int]]:
     """Chain tiles into rows: each tile links to at most one right neighbour, best links
-    first; a link needs a small gap along the row and little offset across it."""
+    first (:func:`_row_links`)."""
+    n = len(f.u)
+    right = [-1] * n
+    left = [-1] * n
+    for _cost, i, j in _row_links(f):
+        if right[i] == -1 and left[j] == -1:
+            right[i], left[j] = j, i
+    rows = []
+    for i in range(n):
+        if left[i] == -1:
+            chain = [i]
+            while right[chain[-1]] != -1:
+                chain.append(right[chain[-1]])
+            rows.append(chain)
+    return rows
+
+
+def _row_links(f: _Frame) -> list[tuple[float, int, int]]:
+    """Every possible link ``(cost, i, j)`` of tile ``i`` to ``j`` on its right, cheapest
+    first: a small gap along the row and little offset across it."""
     n = len(f.u)
     unit = np.minimum(f.along, f.across)
     # every (a, b) at once: b to the right of a, the gap between them small, little offset
@@ -238,20 +257,7 @@ def _chain_rows(f: _Frame) -> list[list[int]]:
     a, b = a[link], b[link]
     cost = np.maximum(gap[link], 0.0) / scale[link] + 3.0 * dv[link] / thin[link]
     order = np.lexsort((b, a, cost))  # by cost, then a, then b: as sorting (cost, a, b)
-    pairs = [(float(cost[k]), int(a[k]), int(b[k])) for k in order]
-    right = [-1] * n
-    left = [-1] * n
-    for _cost, i, j in pairs:
-        if right[i] == -1 and left[j] == -1:
-            right[i], left[j] = j, i
-    rows = []
-    for i in range(n):
-        if left[i] == -1:
-            chain = [i]
-            while right[chain[-1]] != -1:
-                chain.append(right[chain[-1]])
-            rows.append(chain)
-    return rows
+    return [(float(cost[k]), int(a[k]), int(b[k])) for k in order]
 
 
 def _percentile(values: Sequence[float] | NDArray[np.float64], q: float) -> float:

@@ -474,17 +474,13 @@ class Namer:
         ``more_views_below``."""
         views = self.manifest.views
         first = self.name_crops(cut(views[0], None)).probs
-        if len(views) == 1 or len(first) == 0:
-            return Names(first)
-        below = self.manifest.more_views_below
-        doubted = np.ones(len(first), bool) if below is None else first.max(axis=1) < below
-        if not doubted.any():
-            return Names(first)
-        rows = None if doubted.all() else np.nonzero(doubted)[0]
-        more = [self.name_crops(cut(margin, rows)).probs for margin in views[1:]]
-        probs = first.copy()
-        probs[doubted] = np.mean([first[doubted], *more], axis=0)
-        return Names(probs)
+        return Names(
+            with_more_views(
+                first,
+                lambda rows: [self.name_crops(cut(m, rows)).probs for m in views[1:]],
+                self.manifest.more_views_below,
+            )
+        )
 
     def view_logits(
         self,
@@ -519,15 +515,36 @@ def names_of_views(
     if views.shape[1] == 0:
         return Names(np.zeros((0, views.shape[2])))
     first = softmax(views[0], temperature)
-    if len(views) == 1:
-        return Names(first)
-    doubted = (
-        np.ones(len(first), bool)
-        if more_views_below is None
-        else first.max(axis=1) < more_views_below
+    return Names(
+        with_more_views(
+            first,
+            lambda rows: [softmax(v if rows is None else v[rows], temperature) for v in views[1:]],
+            more_views_below,
+        )
     )
+
+
+def with_more_views(
+    first: NDArray[np.float64],
+    later: Callable[[NDArray[np.int64] | None], list[NDArray[np.float64]]],
+    below: float | None,
+) -> NDArray[np.float64]:
+    """Names of the first view, averaged with the later views' (``later(rows)``: their names
+    for those boxes, None for all) for the boxes the first doubts — its best name under
+    ``below`` (None: every box).
+
+    >>> first = np.array([[0.99, 0.01], [0.6, 0.4]])
+    >>> with_more_views(first, lambda rows: [np.array([[0.2, 0.8]])], 0.9).round(2)
+    array([[0.99, 0.01],
+           [0.4 , 0.6 ]])
+    """
+    doubted = np.ones(len(first), bool) if below is None else first.max(axis=1) < below
+    if not doubted.any():
+        return first
+    rows = None if doubted.all() else np.nonzero(doubted)[0]
+    more = later(rows)
+    if not more:
+        return first
     probs = first.copy()
-    if doubted.any():
-        more = [softmax(v[doubted], temperature) for v in views[1:]]
-        probs[doubted] = np.mean([first[doubted], *more], axis=0)
-    return Names(probs)
+    probs[doubted] = np.mean([first[doubted], *more], axis=0)
+    return probs
