@@ -610,22 +610,21 @@ def main() -> int:
         for label, (d, n) in (("shipped float", shipped), ("before (float, plain)", old)):
             t_old, p_old = run_ours(d, photos, args.repeat, n)
             rows.append((label, t_old, evaluate(p_old, truths, 0.0, classes=SHARED)))
+
+    def namer_row(label: str, **manifest: Any) -> None:
+        """A row for the shipped namer run with ``manifest`` fields changed."""
+        import dataclasses
+
+        assert namer is not None
+        variant = Namer(namer.path, threads=args.threads)
+        variant.manifest = dataclasses.replace(variant.manifest, **manifest)
+        times, read = run_ours(ours, photos, args.repeat, variant)
+        rows.append((label, times, evaluate(read, truths, 0.0, classes=SHARED)))
+
     if args.one_view and namer is not None and len(namer.manifest.views) > 1:
-        import dataclasses
-
-        one = Namer(namer.path, threads=args.threads)
-        one.manifest = dataclasses.replace(one.manifest, view_margins=())  # the margin alone
-        t_one_view, p_one_view = run_ours(ours, photos, args.repeat, one)
-        rows.append(
-            ("ours, one view", t_one_view, evaluate(p_one_view, truths, 0.0, classes=SHARED))
-        )
+        namer_row("ours, one view", view_margins=())  # the margin alone
     if args.every_view and namer is not None and namer.manifest.more_views_below is not None:
-        import dataclasses
-
-        every = Namer(namer.path, threads=args.threads)
-        every.manifest = dataclasses.replace(every.manifest, more_views_below=None)
-        t_every, p_every = run_ours(ours, photos, args.repeat, every)
-        rows.append(("ours, every view", t_every, evaluate(p_every, truths, 0.0, classes=SHARED)))
+        namer_row("ours, every view", more_views_below=None)
     if single is not None:
         t_one, p_one = run_ours(single, photos, args.repeat)
         rows.append(("ours, detector alone", t_one, evaluate(p_one, truths, 0.25, classes=SHARED)))

@@ -43,7 +43,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from hupai.vision.detections import Detections, box_iou
+from hupai.vision.detections import Detections
+from hupai.vision.metrics import match_pairs
 from hupai.vision.namer import REJECT, Namer, names_of_views
 from hupai.vision.reading import FoundTiles, find_tiles, read_found, tiles_of_names
 from hupai.vision.result import Reading
@@ -158,22 +159,17 @@ def exact(reading: Reading, truth: Detections) -> bool:
 
 def matched_names(rec: Recorded) -> tuple[NDArray[np.float32], NDArray[np.int64]]:
     """The logits ``(views, m, classes)`` of the read boxes that lie on a labelled tile (IoU ≥
-    :data:`MATCH_IOU`, each labelled tile matched once, best first) and their labels."""
+    :data:`MATCH_IOU`, one to one, best first: :func:`hupai.vision.metrics.match_pairs`) and their
+    labels."""
     from hupai.vision.reading import photo_boxes
 
     xyxy = photo_boxes(rec.found.det.xyxy, rec.found.to_image)
     if not len(xyxy) or not len(rec.truth):
         return rec.views[:, :0], np.zeros(0, np.int64)
     scale = np.array([rec.size[0] / rec.image.shape[1], rec.size[1] / rec.image.shape[0]] * 2)
-    iou = box_iou(xyxy * scale, rec.truth.xyxy)
-    boxes, labels = [], []
-    taken: set[int] = set()
-    for i in np.argsort(-iou.max(axis=1)):
-        j = int(iou[i].argmax())
-        if iou[i, j] >= MATCH_IOU and j not in taken:
-            taken.add(j)
-            boxes.append(int(i))
-            labels.append(int(rec.truth.class_id[j]))
+    pairs = match_pairs(xyxy * scale, rec.truth.xyxy, MATCH_IOU)
+    boxes = [box for _, box in pairs]
+    labels = [int(rec.truth.class_id[truth]) for truth, _ in pairs]
     return rec.views[:, boxes], np.asarray(labels, np.int64)
 
 

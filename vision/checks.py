@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from hupai.scoring.tiles import Tile
 from hupai.vision.classes import CLASS_NAMES, tile_of
-from hupai.vision.detections import Detections
+from hupai.vision.detections import Detections, box_intersection
 from hupai.vision.result import ReadingWarning, ReadMeld
 
 #: Confidence under which a tile is reported as uncertain.
@@ -97,13 +97,7 @@ def doubled(xyxy: NDArray[np.float64], above: float | None = None) -> NDArray[np
     xyxy = np.asarray(xyxy, np.float64).reshape(-1, 4)
     if len(xyxy) < 2:
         return np.zeros(len(xyxy), bool)
-    w = np.minimum(xyxy[:, None, 2], xyxy[None, :, 2]) - np.maximum(
-        xyxy[:, None, 0], xyxy[None, :, 0]
-    )
-    h = np.minimum(xyxy[:, None, 3], xyxy[None, :, 3]) - np.maximum(
-        xyxy[:, None, 1], xyxy[None, :, 1]
-    )
-    inside = np.clip(w, 0, None) * np.clip(h, 0, None)
+    inside = box_intersection(xyxy, xyxy)
     np.fill_diagonal(inside, 0.0)
     area = np.maximum((xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1]), 1e-9)
     above = DOUBLED_ABOVE if above is None else above

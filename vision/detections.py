@@ -137,7 +137,7 @@ class Detections:
         """
         if len(self) < 2:
             return self
-        inter = _intersection(self.xyxy, self.xyxy)
+        inter = box_intersection(self.xyxy, self.xyxy)
         area = np.maximum(self.area, 1e-9)
         held = (inter / area[None, :] >= inside) & (area[None, :] <= smaller * area[:, None])
         held &= self.confidence[None, :] >= support * self.confidence[:, None]
@@ -171,14 +171,19 @@ def box_iou(a: FloatArray, b: FloatArray) -> FloatArray:
     """
     if len(a) == 0 or len(b) == 0:
         return np.zeros((len(a), len(b)))
-    inter = _intersection(a, b)
+    inter = box_intersection(a, b)
     area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
     area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
     union = area_a[:, None] + area_b[None, :] - inter
     return np.asarray(inter / np.maximum(union, 1e-9), dtype=np.float64)
 
 
-def _intersection(a: FloatArray, b: FloatArray) -> FloatArray:
+def box_intersection(a: FloatArray, b: FloatArray) -> FloatArray:
+    """Intersection areas (len(a), len(b)) of xyxy boxes.
+
+    >>> box_intersection(np.array([[0, 0, 2, 2.]]), np.array([[1, 1, 3, 3.], [5, 5, 6, 6.]]))
+    array([[1., 0.]])
+    """
     lt = np.maximum(a[:, None, :2], b[None, :, :2])
     rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
     return np.asarray(np.clip(rb - lt, 0, None).prod(axis=2), dtype=np.float64)
@@ -216,7 +221,7 @@ def nms(
         if not alive[i]:
             continue
         kept.append(i)
-        inter = _intersection(boxes[i : i + 1], boxes)[0]
+        inter = box_intersection(boxes[i : i + 1], boxes)[0]
         union = area[i] + area - inter
         suppress = inter / np.maximum(union, 1e-9) > iou
         if cover is not None:

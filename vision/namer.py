@@ -115,9 +115,7 @@ class NamerManifest:
                 if data.get("blend")
                 else None,
                 view_margins=tuple(float(v) for v in pre.get("view_margins", ())),
-                more_views_below=float(pre["more_views_below"])
-                if pre.get("more_views_below") is not None
-                else None,
+                more_views_below=_optional_float(pre.get("more_views_below")),
                 temperature=float(data.get("calibration", {}).get("temperature", 1.0)),
                 check_below=_optional_float(data.get("calibration", {}).get("check_below")),
             )

@@ -214,14 +214,14 @@ def _nms_by_matrix(
     cover: float | None,
 ) -> list[int]:
     """Greedy NMS the plain way, from the whole n × n suppression matrix: the reference."""
-    from hupai.vision.detections import _intersection, box_iou
+    from hupai.vision.detections import box_intersection, box_iou
 
     order = np.argsort(-scores, kind="stable")
     boxes = xyxy[order]
     suppress = box_iou(boxes, boxes) > iou
     if cover is not None:
         area = np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1e-9)
-        inside = _intersection(boxes, boxes) / area[None, :]
+        inside = box_intersection(boxes, boxes) / area[None, :]
         similar = np.minimum(area[:, None], area[None, :]) / np.maximum(area[:, None], area)
         suppress |= (inside >= cover) & (similar >= 0.5)
     if class_id is not None:
