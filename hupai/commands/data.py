@@ -176,6 +176,7 @@ SCENE_MIX_OPTIONS = (
     ("keyboard", "scenes with a whole keyboard on the table (the tiles on it or beside it)"),
     ("printed", "scenes that are a printed sheet of 50-100 tile pictures, all labelled"),
     ("shelf", "views past the table that see a bookshelf"),
+    ("blank-white", "scenes whose white dragons are blank faces, two or three in a row"),
 )
 
 
@@ -188,7 +189,7 @@ def add_scene_mix_arguments(parser: argparse.ArgumentParser, prefix: str) -> Non
         parser.add_argument(
             f"--{prefix}{name}-share",
             type=float,
-            default=getattr(SceneMix(), name),
+            default=getattr(SceneMix(), name.replace("-", "_")),
             help=f"share of the synthetic {what} (default %(default)s)",
         )
 
@@ -200,10 +201,13 @@ def scene_mix_of(args: argparse.Namespace, prefix: str) -> SceneMix:
     from hupai.datasets.synth.render import SceneMix
 
     attr = prefix.replace("-", "_")
-    values = {name: getattr(args, f"{attr}{name}_share") for name, _ in SCENE_MIX_OPTIONS}
+    values = {
+        name.replace("-", "_"): getattr(args, f"{attr}{name.replace('-', '_')}_share")
+        for name, _ in SCENE_MIX_OPTIONS
+    }
     for name, value in values.items():
         if not 0 <= value <= 1:
-            option = f"--{prefix}{name}-share"
+            option = f"--{prefix}{name.replace('_', '-')}-share"
             raise UserError(f"{option} {value}: expected a fraction in [0, 1]")
     return SceneMix(**values)
 

@@ -474,6 +474,7 @@ def _namer(args: argparse.Namespace) -> int:
         scene_keyboard=mix.keyboard,
         scene_printed=mix.printed,
         scene_shelf=mix.shelf,
+        scene_blank_white=mix.blank_white,
     )
     try:
         print(f"best weights: {run(config)}")

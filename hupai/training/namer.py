@@ -103,6 +103,7 @@ class NamerConfig:
     scene_keyboard: float = 0.08
     scene_printed: float = 0.04
     scene_shelf: float = 0.3
+    scene_blank_white: float = 0.0
 
     @property
     def run_dir(self) -> Path:
@@ -345,7 +346,7 @@ def scene_mix(cfg: NamerConfig) -> Any:
     """The :class:`hupai.datasets.synth.render.SceneMix` of the config's synthetic scenes."""
     from hupai.datasets.synth.render import SceneMix
 
-    return SceneMix(cfg.scene_keyboard, cfg.scene_printed, cfg.scene_shelf)
+    return SceneMix(cfg.scene_keyboard, cfg.scene_printed, cfg.scene_shelf, cfg.scene_blank_white)
 
 
 def _scene_tag(cfg: NamerConfig) -> str:
@@ -357,6 +358,7 @@ def _scene_tag(cfg: NamerConfig) -> str:
     tag = f"-r{RENDER_VERSION}"
     if mix != SceneMix():
         tag += f"-k{mix.keyboard:g}-p{mix.printed:g}-b{mix.shelf:g}"
+        tag += f"-w{mix.blank_white:g}" if mix.blank_white else ""
     return tag + ("-photos" if cfg.photos else "")
 
 

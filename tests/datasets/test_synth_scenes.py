@@ -15,8 +15,10 @@ from hypothesis import strategies as st
 from hupai.datasets import clutter
 from hupai.datasets.synth.art import DEFAULT_ART_ROOT, DEFAULT_CACHE_ROOT, build_cache, load_glyphs
 from hupai.datasets.synth.generate import generate
-from hupai.datasets.synth.layout import PRINTED_PICTURES, TileSize, printed_layout
+from hupai.datasets.synth.layout import PRINTED_PICTURES, Pose, TileSize, printed_layout
 from hupai.datasets.synth.render import (
+    RENDER_VERSION,
+    WHITE_DRAGON,
     Renderer,
     RenderOptions,
     SceneMix,
@@ -221,7 +223,7 @@ def test_a_dataset_records_its_scene_mix_and_each_scenes_clutter(tmp_path: Path)
     generate(tmp_path / "syn", n=3, seed=5, size=256, workers=1, progress=False, mix=mix)
     manifest = json.loads((tmp_path / "syn" / "synth.json").read_text())
     assert manifest["runs"][0]["scene_mix"] == asdict(mix)
-    assert manifest["runs"][0]["render_version"] == 6
+    assert manifest["runs"][0]["render_version"] == RENDER_VERSION
     sidecars = [json.loads(p.read_text()) for p in (tmp_path / "syn" / "layouts").rglob("*.json")]
     assert len(sidecars) == 3
     for sidecar in sidecars:
@@ -237,7 +239,7 @@ def test_hupai_data_synth_takes_the_scene_mix(tmp_path: Path) -> None:
     argv = ["data", "synth", "--n", "2", "--out", str(out), "--size", "160", "--workers", "1"]
     assert main([*argv, "--keyboard-share", "1", "--printed-share", "0", "--shelf-share", "0"]) == 0
     run = json.loads((out / "synth.json").read_text())["runs"][0]
-    assert run["scene_mix"] == {"keyboard": 1.0, "printed": 0.0, "shelf": 0.0}
+    assert run["scene_mix"] == {"keyboard": 1.0, "printed": 0.0, "shelf": 0.0, "blank_white": 0.0}
 
 
 def test_a_share_that_is_not_a_fraction_is_named_in_the_error(
@@ -262,7 +264,51 @@ def test_the_namer_builds_new_crop_sets_for_another_render_or_mix(tmp_path: Path
         return {k: p.name for k, p in namer.crop_paths(cfg).items()}
 
     default, other = names(), names(scene_keyboard=0.5)
-    assert "-r6" in default["synth-train"] and "-r6" in default["gen-train"]
+    render = f"-r{RENDER_VERSION}"
+    assert render in default["synth-train"] and render in default["gen-train"]
     assert default["clutter-train"].startswith(f"clutter-v{CLUTTER_VERSION}-")
     assert default["synth-train"] != other["synth-train"]
     assert default["clutter-train"] == other["clutter-train"]
+
+
+# -- blank white dragons (render 7) ----------------------------------------------------------
+
+
+def _inner_spread(image: np.ndarray, box: tuple[int, int, int, int]) -> float:
+    """The grey level's spread over the middle of a box: near 0 on a blank face."""
+    x1, y1, x2, y2 = box
+    dx, dy = (x2 - x1) // 4, (y2 - y1) // 4
+    return float(image[y1 + dy : y2 - dy, x1 + dx : x2 - dx].mean(2).std())
+
+
+@pytest.mark.parametrize("seed", [4, 8, 29])  # ffalt, samoheen, lietxia: 5z not blank there
+def test_a_blank_white_scene_draws_its_white_dragons_blank(renderer: Renderer, seed: int) -> None:
+    blank = Renderer(renderer.bank, mix=SceneMix(keyboard=0, printed=0, blank_white=1.0))
+    options = RenderOptions(clean=True, elevation=(80, 88), whole=True)
+    scene = blank.render(np.random.default_rng(seed), 640, options=options)
+    assert scene.info["blank_white"]
+    lying = [  # flat and square to the table's edge: the box is all face
+        r
+        for r in scene.tiles
+        if r.labelled and r.xyxy and r.placed.pose is Pose.FLAT and r.placed.yaw % 90 == 0
+    ]
+    whites = [r.xyxy for r in lying if r.placed.cls == WHITE_DRAGON]
+    others = [r.xyxy for r in lying if r.placed.cls < WHITE_DRAGON and not r.placed.face_down]
+    assert len(whites) >= 2
+    assert np.median([_inner_spread(scene.image, b) for b in whites]) < 8
+    assert np.median([_inner_spread(scene.image, b) for b in others]) > 20
+
+
+def test_a_mix_without_blank_whites_draws_no_blank_scene(renderer: Renderer) -> None:
+    scene = renderer.render(np.random.default_rng(0), 256)
+    assert scene.info["blank_white"] is False
+
+
+def test_the_blank_white_share_is_checked_by_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hupai.cli import main
+
+    argv = ["data", "synth", "--n", "1", "--out", str(tmp_path / "syn")]
+    assert main([*argv, "--blank-white-share", "-0.2"]) == 2
+    assert "--blank-white-share -0.2: expected a fraction in [0, 1]" in capsys.readouterr().err
