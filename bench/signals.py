@@ -7,8 +7,10 @@ Signals: the name threshold and temperature (the namer's manifest, ``hupai train
 **clutter** (the finder's score × the namer's 1 - "not a tile", :data:`BOX_CHECK_BELOW`;
 taken away: the finder's score alone); **doubled** (a box more than :data:`DOUBLED_ABOVE`
 inside another); measured, not shipped: **views disagree** (a tile's name under the threshold
-at either view margin, not only on their average) and the namer as trained (temperature 1,
-threshold 0.85).
+at either view margin, not only on their average), **views name differently** (a doubted tile,
+one the reader looks at twice, given another best name by its second view: on reader 8 it
+changes no confident answer on real val or the composites — their wrong confident tiles are
+named alike by both views) and the namer as trained (temperature 1, threshold 0.85).
 
     python bench/signals.py [--real data/real --split val] [--model F.onnx --namer N.onnx]
     python bench/signals.py --composites 200 [--model F.onnx --namer N.onnx]
@@ -74,6 +76,20 @@ def _views_agree(reading: Reading, rec: calibration.Recorded, temperature: float
     return bool(len(chosen)) and float(at.min()) >= reading.extra["frame"]["check_below"]
 
 
+def _views_name_alike(reading: Reading, rec: calibration.Recorded, temperature: float) -> bool:
+    """Every doubted tile (its first view's best name under the manifest's
+    ``more_views_below``, the boxes the reader looks at twice) given the same best name by
+    each view."""
+    views = np.stack([softmax(v, temperature) for v in rec.views])
+    kept = views.mean(axis=0)[:, REJECT] < 0.5
+    views = views[:, kept]
+    views[:, :, REJECT] = 0.0
+    below = 1.0 if rec.more_views_below is None else rec.more_views_below
+    doubted = views[0].max(axis=1) < below
+    best = views[:, doubted].argmax(axis=2)
+    return bool((best == best[0]).all())
+
+
 def measure(recorded: list[calibration.Recorded], temperature: float, check_below: float) -> None:
     variants: dict[str, Judge] = {
         "shipped": lambda r, _: _confident(r),
@@ -81,6 +97,9 @@ def measure(recorded: list[calibration.Recorded], temperature: float, check_belo
         "without doubled": lambda r, _: _confident(r, doubled=False),
         "without both": lambda r, _: _confident(r, reject=False, doubled=False),
         "+ views disagree": lambda r, rec: _confident(r) and _views_agree(r, rec, temperature),
+        "+ views name differently": lambda r, rec: (
+            _confident(r) and _views_name_alike(r, rec, temperature)
+        ),
     }
     rows: dict[str, list[tuple[bool, bool]]] = {k: [] for k in variants}
     rows["namer as trained (T 1, 0.85)"] = []
