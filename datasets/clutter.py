@@ -793,11 +793,19 @@ SHARES = {
 }
 
 
-def clutter_crop(rng: Rng, size: int, margin: float) -> tuple[Canvas, str]:
-    """One stored crop of clutter, seen a little aside and blurred like a photo."""
+#: Clutter shaped like a tile body (a tall rounded block, white or coloured): what a finder
+#: taught to pass over teaches it to pass over other sets' tiles too (:class:`SceneMix`).
+TILE_SHAPED = frozenset({"domino", "lookalike"})
+
+
+def clutter_crop(
+    rng: Rng, size: int, margin: float, leave_out: frozenset[str] = frozenset()
+) -> tuple[Canvas, str]:
+    """One stored crop of clutter, seen a little aside and blurred like a photo; none of the
+    kinds ``leave_out`` names."""
     import cv2
 
-    kinds = list(DRAWERS)
+    kinds = [k for k in DRAWERS if k not in leave_out]
     p = np.array([SHARES[k] for k in kinds], np.float64)
     kind = kinds[int(rng.choice(len(kinds), p=p / p.sum()))]
     big = 2 * size  # drawn at twice the size, then shrunk: smooth edges
@@ -813,11 +821,17 @@ def clutter_crop(rng: Rng, size: int, margin: float) -> tuple[Canvas, str]:
 
 
 def lay_clutter(
-    rng: Rng, img: NDArray[np.float32], tile_px: float, tiles: NDArray[np.float64], count: int
+    rng: Rng,
+    img: NDArray[np.float32],
+    tile_px: float,
+    tiles: NDArray[np.float64],
+    count: int,
+    leave_out: frozenset[str] = frozenset(),
 ) -> list[tuple[str, tuple[int, int, int, int]]]:
     """Clutter pasted into a scene (BGR float) at about a tile's size (``tile_px``), never
-    over a tile's box (``tiles``, xyxy in the image): nothing labelled is hidden. Returns
-    each thing's kind and box (the object, without its surroundings)."""
+    over a tile's box (``tiles``, xyxy in the image): nothing labelled is hidden; none of the
+    kinds ``leave_out`` names. Returns each thing's kind and box (the object, without its
+    surroundings)."""
     import cv2
 
     h, w = img.shape[:2]
@@ -842,7 +856,7 @@ def lay_clutter(
         else:
             continue
         margin = float(rng.uniform(0.05, 0.3))
-        patch, kind = clutter_crop(rng, side, margin)
+        patch, kind = clutter_crop(rng, side, margin, leave_out)
         m = cv2.getRotationMatrix2D((side / 2, side / 2), float(rng.uniform(-40, 40)), 1.0)
         turned = cv2.warpAffine(patch, m, (side, side))
         mask = cv2.warpAffine(np.ones((side, side), np.float32), m, (side, side))

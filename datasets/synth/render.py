@@ -55,7 +55,8 @@ Rng = np.random.Generator
 #: 7: a :attr:`SceneMix.blank_white` share of scenes whose white dragons are blank faces, a
 #: pair or pung of them in a row (finder v3 on render 6 missed a third of the blank white
 #: dragons of other sets: blank bodies were too rare to be learnt as tiles). A mix without
-#: that share renders what render 6 rendered.
+#: that share renders what render 6 rendered. :attr:`SceneMix.tile_shaped`: the share of
+#: scenes whose pasted clutter may hold dominoes and lettered blocks (1: as render 6).
 RENDER_VERSION = 7
 #: The white dragon's class: the tile many sets leave blank.
 WHITE_DRAGON = CLASS_NAMES.index("5z")
@@ -313,9 +314,13 @@ class SceneMix:
     shelf: float = 0.3
     #: scenes whose white dragons are blank faces, with a few of them in a row
     blank_white: float = 0.0
+    #: scenes whose pasted clutter may hold things shaped like a tile body (dominoes, blocks
+    #: with a letter: :data:`hupai.datasets.clutter.TILE_SHAPED`): for a finder, 0 — to the
+    #: finder any tile body is a tile; the namer's "not a tile" judges the face
+    tile_shaped: float = 1.0
 
     def __post_init__(self) -> None:
-        for name in ("keyboard", "printed", "shelf", "blank_white"):
+        for name in ("keyboard", "printed", "shelf", "blank_white", "tile_shaped"):
             value = getattr(self, name)
             if not 0 <= value <= 1:
                 raise ValueError(f"{name} share {value}: expected a fraction in [0, 1]")
@@ -752,15 +757,22 @@ class Renderer:
         img = self._table(rng, cam, layout, opts.clean, tile_px).astype(np.float32)
         where, clutter = self._keyboard(rng, cam, layout, img, tile_px) if keyboard else ("", [])
         if not opts.clean and rng.random() < 0.55:
-            from hupai.datasets.clutter import lay_clutter
+            from hupai.datasets.clutter import TILE_SHAPED, lay_clutter
 
             boxes = []
             for c in corners:
                 uv, depth = cam.project(c)
                 if (depth > 0).all():
                     boxes.append((*uv.min(0), *uv.max(0)))
+            shaped = self.mix.tile_shaped
+            leave_out = TILE_SHAPED if shaped < 1 and rng.random() >= shaped else frozenset[str]()
             clutter += lay_clutter(
-                rng, img, tile_px, np.asarray(boxes).reshape(-1, 4), int(rng.integers(1, 8))
+                rng,
+                img,
+                tile_px,
+                np.asarray(boxes).reshape(-1, 4),
+                int(rng.integers(1, 8)),
+                leave_out,
             )
         if not printed:  # pictures on paper cast no shadow
             img = self._shadows(rng, img, cam, corners, light, biggest)

@@ -177,6 +177,7 @@ SCENE_MIX_OPTIONS = (
     ("printed", "scenes that are a printed sheet of 50-100 tile pictures, all labelled"),
     ("shelf", "views past the table that see a bookshelf"),
     ("blank-white", "scenes whose white dragons are blank faces, two or three in a row"),
+    ("tile-shaped", "scenes whose pasted clutter may hold dominoes and lettered tile blocks"),
 )
 
 

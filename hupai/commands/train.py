@@ -475,6 +475,7 @@ def _namer(args: argparse.Namespace) -> int:
         scene_printed=mix.printed,
         scene_shelf=mix.shelf,
         scene_blank_white=mix.blank_white,
+        scene_tile_shaped=mix.tile_shaped,
     )
     try:
         print(f"best weights: {run(config)}")

@@ -104,6 +104,7 @@ class NamerConfig:
     scene_printed: float = 0.04
     scene_shelf: float = 0.3
     scene_blank_white: float = 0.0
+    scene_tile_shaped: float = 1.0
 
     @property
     def run_dir(self) -> Path:
@@ -346,7 +347,13 @@ def scene_mix(cfg: NamerConfig) -> Any:
     """The :class:`hupai.datasets.synth.render.SceneMix` of the config's synthetic scenes."""
     from hupai.datasets.synth.render import SceneMix
 
-    return SceneMix(cfg.scene_keyboard, cfg.scene_printed, cfg.scene_shelf, cfg.scene_blank_white)
+    return SceneMix(
+        cfg.scene_keyboard,
+        cfg.scene_printed,
+        cfg.scene_shelf,
+        cfg.scene_blank_white,
+        cfg.scene_tile_shaped,
+    )
 
 
 def _scene_tag(cfg: NamerConfig) -> str:
@@ -359,6 +366,7 @@ def _scene_tag(cfg: NamerConfig) -> str:
     if mix != SceneMix():
         tag += f"-k{mix.keyboard:g}-p{mix.printed:g}-b{mix.shelf:g}"
         tag += f"-w{mix.blank_white:g}" if mix.blank_white else ""
+        tag += f"-t{mix.tile_shaped:g}" if mix.tile_shaped != 1 else ""
     return tag + ("-photos" if cfg.photos else "")
 
 

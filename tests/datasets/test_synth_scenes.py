@@ -239,7 +239,13 @@ def test_hupai_data_synth_takes_the_scene_mix(tmp_path: Path) -> None:
     argv = ["data", "synth", "--n", "2", "--out", str(out), "--size", "160", "--workers", "1"]
     assert main([*argv, "--keyboard-share", "1", "--printed-share", "0", "--shelf-share", "0"]) == 0
     run = json.loads((out / "synth.json").read_text())["runs"][0]
-    assert run["scene_mix"] == {"keyboard": 1.0, "printed": 0.0, "shelf": 0.0, "blank_white": 0.0}
+    assert run["scene_mix"] == {
+        "keyboard": 1.0,
+        "printed": 0.0,
+        "shelf": 0.0,
+        "blank_white": 0.0,
+        "tile_shaped": 1.0,
+    }
 
 
 def test_a_share_that_is_not_a_fraction_is_named_in_the_error(
@@ -312,3 +318,26 @@ def test_the_blank_white_share_is_checked_by_name(
     argv = ["data", "synth", "--n", "1", "--out", str(tmp_path / "syn")]
     assert main([*argv, "--blank-white-share", "-0.2"]) == 2
     assert "--blank-white-share -0.2: expected a fraction in [0, 1]" in capsys.readouterr().err
+
+
+def test_a_scene_without_tile_shaped_clutter_pastes_no_domino_or_lettered_block(
+    renderer: Renderer,
+) -> None:
+    plain = Renderer(renderer.bank, mix=SceneMix(keyboard=0, printed=0, tile_shaped=0.0))
+    kinds = {
+        kind
+        for seed in range(40)
+        for kind, _ in plain.render(np.random.default_rng(seed), 192).clutter
+    }
+    assert kinds and not kinds & clutter.TILE_SHAPED
+
+
+def test_scenes_with_tile_shaped_clutter_paste_dominoes_and_lettered_blocks(
+    renderer: Renderer,
+) -> None:
+    kinds = {
+        kind
+        for seed in range(40)
+        for kind, _ in renderer.render(np.random.default_rng(seed), 192).clutter
+    }
+    assert clutter.TILE_SHAPED <= kinds
