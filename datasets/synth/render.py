@@ -20,7 +20,13 @@ import numpy as np
 
 from hupai.datasets.synth import effects, surfaces
 from hupai.datasets.synth.art import GlyphBank, stored_glyph
-from hupai.datasets.synth.faces import RED_FIVES, TRAINING_FAMILIES, StyleGlyphs, random_style
+from hupai.datasets.synth.faces import (
+    RED_FIVES,
+    TRAINING_FAMILIES,
+    StyleGlyphs,
+    draw_face,
+    random_style,
+)
 from hupai.datasets.synth.layout import (
     Layout,
     PlacedTile,
@@ -52,9 +58,10 @@ Rng = np.random.Generator
 #: table, backlit or not, tiles lying on them; bookshelves beyond the table; cups and shelf
 #: edges among the pasted clutter; printed sheets of 50-100 tile pictures, every picture
 #: labelled; tile bodies with rounded edges catching the light (:func:`tile_polygons`).
-#: 7: a :attr:`SceneMix.blank_white` share of scenes whose white dragons are blank faces, a
-#: pair or pung of them in a row (finder v3 on render 6 missed a third of the blank white
-#: dragons of other sets: blank bodies were too rare to be learnt as tiles). A mix without
+#: 7: a :attr:`SceneMix.plain_white` share of scenes whose white dragons are plain — a blank
+#: face or an empty frame ruled in one ink (:func:`plain_white_face`) — a pair or pung of them
+#: in a row (finder v3 on render 6 missed a third of the camerash composites' white dragons,
+#: framed faces: a plain face was too rare to be learnt as a tile). A mix without
 #: that share renders what render 6 rendered. :attr:`SceneMix.tile_shaped`: the share of
 #: scenes whose pasted clutter may hold dominoes and lettered blocks (1: as render 6).
 RENDER_VERSION = 7
@@ -312,15 +319,15 @@ class SceneMix:
     keyboard: float = 0.08
     printed: float = 0.04
     shelf: float = 0.3
-    #: scenes whose white dragons are blank faces, with a few of them in a row
-    blank_white: float = 0.0
+    #: scenes whose white dragons are plain (blank, or an empty frame), a few of them in a row
+    plain_white: float = 0.0
     #: scenes whose pasted clutter may hold things shaped like a tile body (dominoes, blocks
     #: with a letter: :data:`hupai.datasets.clutter.TILE_SHAPED`): for a finder, 0 — to the
     #: finder any tile body is a tile; the namer's "not a tile" judges the face
     tile_shaped: float = 1.0
 
     def __post_init__(self) -> None:
-        for name in ("keyboard", "printed", "shelf", "blank_white", "tile_shaped"):
+        for name in ("keyboard", "printed", "shelf", "plain_white", "tile_shaped"):
             value = getattr(self, name)
             if not 0 <= value <= 1:
                 raise ValueError(f"{name} share {value}: expected a fraction in [0, 1]")
@@ -342,6 +349,23 @@ class GeneratedFaces:
 
 #: A blank face: the white dragon of most Japanese and many Chinese sets.
 BLANK_FACE = stored_glyph(np.zeros((0, 0, 4), np.uint8))
+#: How a plain white dragon is drawn, and how often: blank, a frame, a double frame.
+PLAIN_WHITES = {"blank": 0.4, "frame": 0.35, "double": 0.25}
+
+
+def plain_white_face(rng: Rng) -> np.ndarray:
+    """A white dragon's glyph with nothing inside: blank, or an empty frame (single or
+    double) in one of the procedural styles' frame inks.
+
+    >>> rng = np.random.default_rng(0)
+    >>> {plain_white_face(rng).shape[:2] == (1, 1) for _ in range(12)}  # blank, and frames
+    {False, True}
+    """
+    kinds = list(PLAIN_WHITES)
+    kind = kinds[int(rng.choice(len(kinds), p=list(PLAIN_WHITES.values())))]
+    if kind == "blank":
+        return BLANK_FACE
+    return draw_face(replace(random_style(rng), white=kind), WHITE_DRAGON)
 
 
 def with_white_dragons(rng: Rng, layout: Layout) -> Layout:
@@ -695,12 +719,14 @@ class Renderer:
             layout = printed_layout(rng, tsize) if printed else random_layout(rng, tsize)
         tsize = layout.size
         printed = layout.scene == "printed"
-        # drawn only when asked for, so that a mix without blank whites renders as render 6
-        blank_white = (
-            not printed and self.mix.blank_white > 0 and rng.random() < self.mix.blank_white
+        # drawn only when asked for, so that a mix without plain whites renders as render 6
+        plain_white = (
+            not printed and self.mix.plain_white > 0 and rng.random() < self.mix.plain_white
         )
-        if blank_white:
+        white_face = None
+        if plain_white:
             layout = with_white_dragons(rng, layout)
+            white_face = plain_white_face(rng)
         look = surfaces.random_look(rng)
         if printed or opts.edge_round is not None:
             look.edge_round = 0.0 if printed else float(opts.edge_round or 0.0)
@@ -836,8 +862,8 @@ class Renderer:
                 if tex_name == "face":
                     if key not in textures:
                         glyph = (
-                            BLANK_FACE
-                            if blank_white and t.tile.index == WHITE_DRAGON
+                            white_face
+                            if white_face is not None and t.tile.index == WHITE_DRAGON
                             else self._style_glyph(rng, style, int(t.tile.index))
                             if style is not None
                             else self._glyph(
@@ -902,7 +928,7 @@ class Renderer:
             "largest_tile_px": round(biggest, 1),
             "edge_round_mm": round(look.edge_round * tsize.thickness, 2),
             "keyboard": where or None,  # a whole keyboard "under" the tiles or "beside" them
-            "blank_white": blank_white,
+            "plain_white": plain_white,
         }
         quality = 95 if opts.clean else int(rng.integers(35, 96))
         return Scene(image, layout, renders, cam, info, quality, clutter)

@@ -176,7 +176,7 @@ SCENE_MIX_OPTIONS = (
     ("keyboard", "scenes with a whole keyboard on the table (the tiles on it or beside it)"),
     ("printed", "scenes that are a printed sheet of 50-100 tile pictures, all labelled"),
     ("shelf", "views past the table that see a bookshelf"),
-    ("blank-white", "scenes whose white dragons are blank faces, two or three in a row"),
+    ("plain-white", "scenes whose white dragons are plain (blank or a frame), a few in a row"),
     ("tile-shaped", "scenes whose pasted clutter may hold dominoes and lettered tile blocks"),
 )
 

@@ -474,7 +474,7 @@ def _namer(args: argparse.Namespace) -> int:
         scene_keyboard=mix.keyboard,
         scene_printed=mix.printed,
         scene_shelf=mix.shelf,
-        scene_blank_white=mix.blank_white,
+        scene_plain_white=mix.plain_white,
         scene_tile_shaped=mix.tile_shaped,
     )
     try:

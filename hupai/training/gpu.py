@@ -78,7 +78,7 @@ class GpuConfig:
     printed_share: float = 0.04
     shelf_share: float = 0.3
     # scenes whose white dragons are blank faces (render 7: finder v3 missed them without)
-    blank_white_share: float = 0.2
+    plain_white_share: float = 0.2
     gen_share: float = 0.25
     hard_share: float = 0.1
     clutter_share: float = 0.1
@@ -317,7 +317,7 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
         generated=GeneratedFaces(cfg.generated_share),
         photos=photos,
         photo_share=cfg.photo_share,
-        mix=SceneMix(cfg.keyboard_share, cfg.printed_share, cfg.shelf_share, cfg.blank_white_share),
+        mix=SceneMix(cfg.keyboard_share, cfg.printed_share, cfg.shelf_share, cfg.plain_white_share),
     )
     _log(
         out,
@@ -374,7 +374,7 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
         scene_keyboard=cfg.keyboard_share,
         scene_printed=cfg.printed_share,
         scene_shelf=cfg.shelf_share,
-        scene_blank_white=cfg.blank_white_share,
+        scene_plain_white=cfg.plain_white_share,
     )
     weights = namer.run(namer_cfg)
     _log(out, f"namer: trained ({minutes():.1f} min)")

@@ -103,7 +103,7 @@ class NamerConfig:
     scene_keyboard: float = 0.08
     scene_printed: float = 0.04
     scene_shelf: float = 0.3
-    scene_blank_white: float = 0.0
+    scene_plain_white: float = 0.0
     scene_tile_shaped: float = 1.0
 
     @property
@@ -351,7 +351,7 @@ def scene_mix(cfg: NamerConfig) -> Any:
         cfg.scene_keyboard,
         cfg.scene_printed,
         cfg.scene_shelf,
-        cfg.scene_blank_white,
+        cfg.scene_plain_white,
         cfg.scene_tile_shaped,
     )
 
@@ -365,7 +365,7 @@ def _scene_tag(cfg: NamerConfig) -> str:
     tag = f"-r{RENDER_VERSION}"
     if mix != SceneMix():
         tag += f"-k{mix.keyboard:g}-p{mix.printed:g}-b{mix.shelf:g}"
-        tag += f"-w{mix.blank_white:g}" if mix.blank_white else ""
+        tag += f"-w{mix.plain_white:g}" if mix.plain_white else ""
         tag += f"-t{mix.tile_shaped:g}" if mix.tile_shaped != 1 else ""
     return tag + ("-photos" if cfg.photos else "")
 

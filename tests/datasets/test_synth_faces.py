@@ -56,7 +56,7 @@ def test_red_fives_are_fives_drawn_in_red() -> None:
         faces.draw_face(style, 3, red=True)
 
 
-def test_a_blank_white_dragon_is_one_clear_pixel() -> None:
+def test_a_plain_white_dragon_is_one_clear_pixel() -> None:
     style = _style(1)
     blank = faces.draw_face(faces.replace(style, white="blank"), WHITE_DRAGON)
     assert blank.shape == (1, 1, 4) and blank[0, 0, 3] == 0

@@ -243,7 +243,7 @@ def test_hupai_data_synth_takes_the_scene_mix(tmp_path: Path) -> None:
         "keyboard": 1.0,
         "printed": 0.0,
         "shelf": 0.0,
-        "blank_white": 0.0,
+        "plain_white": 0.0,
         "tile_shaped": 1.0,
     }
 
@@ -277,22 +277,23 @@ def test_the_namer_builds_new_crop_sets_for_another_render_or_mix(tmp_path: Path
     assert default["clutter-train"] == other["clutter-train"]
 
 
-# -- blank white dragons (render 7) ----------------------------------------------------------
+# -- plain white dragons (render 7) ----------------------------------------------------------
 
 
 def _inner_spread(image: np.ndarray, box: tuple[int, int, int, int]) -> float:
-    """The grey level's spread over the middle of a box: near 0 on a blank face."""
+    """The grey level's spread over the middle of a box: near 0 on a blank face or inside an
+    empty frame."""
     x1, y1, x2, y2 = box
     dx, dy = (x2 - x1) // 4, (y2 - y1) // 4
     return float(image[y1 + dy : y2 - dy, x1 + dx : x2 - dx].mean(2).std())
 
 
 @pytest.mark.parametrize("seed", [4, 8, 29])  # ffalt, samoheen, lietxia: 5z not blank there
-def test_a_blank_white_scene_draws_its_white_dragons_blank(renderer: Renderer, seed: int) -> None:
-    blank = Renderer(renderer.bank, mix=SceneMix(keyboard=0, printed=0, blank_white=1.0))
+def test_a_plain_white_scene_draws_its_white_dragons_plain(renderer: Renderer, seed: int) -> None:
+    plain = Renderer(renderer.bank, mix=SceneMix(keyboard=0, printed=0, plain_white=1.0))
     options = RenderOptions(clean=True, elevation=(80, 88), whole=True)
-    scene = blank.render(np.random.default_rng(seed), 640, options=options)
-    assert scene.info["blank_white"]
+    scene = plain.render(np.random.default_rng(seed), 640, options=options)
+    assert scene.info["plain_white"]
     lying = [  # flat and square to the table's edge: the box is all face
         r
         for r in scene.tiles
@@ -305,19 +306,19 @@ def test_a_blank_white_scene_draws_its_white_dragons_blank(renderer: Renderer, s
     assert np.median([_inner_spread(scene.image, b) for b in others]) > 20
 
 
-def test_a_mix_without_blank_whites_draws_no_blank_scene(renderer: Renderer) -> None:
+def test_a_mix_without_plain_whites_draws_no_plain_white_scene(renderer: Renderer) -> None:
     scene = renderer.render(np.random.default_rng(0), 256)
-    assert scene.info["blank_white"] is False
+    assert scene.info["plain_white"] is False
 
 
-def test_the_blank_white_share_is_checked_by_name(
+def test_the_plain_white_share_is_checked_by_name(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from hupai.cli import main
 
     argv = ["data", "synth", "--n", "1", "--out", str(tmp_path / "syn")]
-    assert main([*argv, "--blank-white-share", "-0.2"]) == 2
-    assert "--blank-white-share -0.2: expected a fraction in [0, 1]" in capsys.readouterr().err
+    assert main([*argv, "--plain-white-share", "-0.2"]) == 2
+    assert "--plain-white-share -0.2: expected a fraction in [0, 1]" in capsys.readouterr().err
 
 
 def test_a_scene_without_tile_shaped_clutter_pastes_no_domino_or_lettered_block(
