@@ -45,15 +45,21 @@ def test_a_tiny_gpu_run_on_the_cpu_writes_both_models(
     out = tmp_path / "out"
     summary = run(folder, out)
     assert json.loads((out / "summary.json").read_text())["minutes"] == summary["minutes"]
-    # the finder's scenes and the namer's crops carry render 6's keyboards, sheets, shelves
+    # the finder's scenes and the namer's crops carry render 7's keyboards, sheets, shelves
+    # and plain white dragons
+    from hupai.datasets.synth.render import RENDER_VERSION
+
     synth = json.loads((out / "work" / "synth" / "synth.json").read_text())["runs"][0]
     assert synth["scene_mix"] == {
         "keyboard": TINY.keyboard_share,
         "printed": TINY.printed_share,
         "shelf": TINY.shelf_share,
+        "plain_white": TINY.plain_white_share,
+        "tile_shaped": 1.0,
     }
     crops = {p.name for p in (out / "work" / "crops").iterdir()}
-    assert any(name.startswith("synth-train-") and "-r6" in name for name in crops)
+    render = f"-r{RENDER_VERSION}"
+    assert any(name.startswith("synth-train-") and render in name for name in crops)
     assert any(name.startswith("clutter-v2-") for name in crops)
 
     import numpy as np
