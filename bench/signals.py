@@ -63,14 +63,21 @@ def _confident(reading: Reading, reject: bool = True, doubled: bool = True) -> b
     return checks.is_confident(det, reading.warnings, check)
 
 
-def _views_agree(reading: Reading, rec: calibration.Recorded, temperature: float) -> bool:
-    """Every tile's chosen name at least the threshold likely at each view, not only on
-    average."""
+def _tile_views(rec: calibration.Recorded, temperature: float) -> np.ndarray:
+    """Each view's names ``(views, tiles, classes)`` of the boxes the reading kept as tiles
+    (on average not "not a tile"), "not a tile" taken out and the rest summing to 1."""
     views = np.stack([softmax(v, temperature) for v in rec.views])
     kept = views.mean(axis=0)[:, REJECT] < 0.5
     views = views[:, kept]
     views[:, :, REJECT] = 0.0
     views /= views.sum(axis=2, keepdims=True)
+    return views
+
+
+def _views_agree(reading: Reading, rec: calibration.Recorded, temperature: float) -> bool:
+    """Every tile's chosen name at least the threshold likely at each view, not only on
+    average."""
+    views = _tile_views(rec, temperature)
     chosen = reading.detections.class_id
     at = views[:, np.arange(len(chosen)), chosen]
     return bool(len(chosen)) and float(at.min()) >= reading.extra["frame"]["check_below"]
@@ -80,10 +87,7 @@ def _views_name_alike(reading: Reading, rec: calibration.Recorded, temperature: 
     """Every doubted tile (its first view's best name under the manifest's
     ``more_views_below``, the boxes the reader looks at twice) given the same best name by
     each view."""
-    views = np.stack([softmax(v, temperature) for v in rec.views])
-    kept = views.mean(axis=0)[:, REJECT] < 0.5
-    views = views[:, kept]
-    views[:, :, REJECT] = 0.0
+    views = _tile_views(rec, temperature)
     below = 1.0 if rec.more_views_below is None else rec.more_views_below
     doubted = views[0].max(axis=1) < below
     best = views[:, doubted].argmax(axis=2)

@@ -19,6 +19,8 @@ BACK = ALL_KINDS  # 42
 BACK_NAME = "back"
 CLASS_NAMES: tuple[str, ...] = (*(str(t) for t in EVERY_TILE), BACK_NAME)
 NUM_CLASSES = len(CLASS_NAMES)  # 43
+#: The white dragon: the face many sets leave blank or only framed (31).
+WHITE_DRAGON = CLASS_NAMES.index("5z")
 
 
 def class_of(tile: Tile) -> int:

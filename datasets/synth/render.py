@@ -38,7 +38,7 @@ from hupai.datasets.synth.layout import (
 )
 from hupai.datasets.synth.photos import photo_surface
 from hupai.scoring.tiles import EVERY_TILE
-from hupai.vision.classes import CLASS_NAMES
+from hupai.vision.classes import CLASS_NAMES, WHITE_DRAGON
 
 Rng = np.random.Generator
 
@@ -65,8 +65,6 @@ Rng = np.random.Generator
 #: that share renders what render 6 rendered. :attr:`SceneMix.tile_shaped`: the share of
 #: scenes whose pasted clutter may hold dominoes and lettered blocks (1: as render 6).
 RENDER_VERSION = 7
-#: The white dragon's class: the tile many sets leave blank.
-WHITE_DRAGON = CLASS_NAMES.index("5z")
 #: Share of non-square images squeezed to a square afterwards, like the real set's photos.
 STRETCH_SHARE = 0.15
 #: A tile is labelled when at least this share of its face (or back) is visible — cut by
@@ -370,7 +368,7 @@ def plain_white_face(rng: Rng) -> np.ndarray:
 
 def with_white_dragons(rng: Rng, layout: Layout) -> Layout:
     """``layout`` with a run of 2-3 face-up tiles of one row turned into white dragons (a pair
-    or pung of them, as a hand holds them), so that blank faces are seen often enough.
+    or pung of them, as a hand holds them), so that plain faces are seen often enough.
 
     >>> from hupai.datasets.synth.layout import TileSize, random_layout
     >>> rng = np.random.default_rng(3)

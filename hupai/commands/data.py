@@ -171,14 +171,20 @@ def _import_labels(args: argparse.Namespace) -> int:
     return 0
 
 
-#: The scene kinds of :class:`hupai.datasets.synth.render.SceneMix`, as options.
+#: The scene kinds of :class:`hupai.datasets.synth.render.SceneMix` (its field names), as
+#: options (:func:`scene_mix_option`).
 SCENE_MIX_OPTIONS = (
     ("keyboard", "scenes with a whole keyboard on the table (the tiles on it or beside it)"),
     ("printed", "scenes that are a printed sheet of 50-100 tile pictures, all labelled"),
     ("shelf", "views past the table that see a bookshelf"),
-    ("plain-white", "scenes whose white dragons are plain (blank or a frame), a few in a row"),
-    ("tile-shaped", "scenes whose pasted clutter may hold dominoes and lettered tile blocks"),
+    ("plain_white", "scenes whose white dragons are plain (blank or a frame), a few in a row"),
+    ("tile_shaped", "scenes whose pasted clutter may hold dominoes and lettered tile blocks"),
 )
+
+
+def scene_mix_option(prefix: str, name: str) -> str:
+    """The option of a :data:`SCENE_MIX_OPTIONS` field: ``--{prefix}plain-white-share``."""
+    return f"--{prefix}{name.replace('_', '-')}-share"
 
 
 def add_scene_mix_arguments(parser: argparse.ArgumentParser, prefix: str) -> None:
@@ -188,9 +194,9 @@ def add_scene_mix_arguments(parser: argparse.ArgumentParser, prefix: str) -> Non
 
     for name, what in SCENE_MIX_OPTIONS:
         parser.add_argument(
-            f"--{prefix}{name}-share",
+            scene_mix_option(prefix, name),
             type=float,
-            default=getattr(SceneMix(), name.replace("-", "_")),
+            default=getattr(SceneMix(), name),
             help=f"share of the synthetic {what} (default %(default)s)",
         )
 
@@ -202,13 +208,10 @@ def scene_mix_of(args: argparse.Namespace, prefix: str) -> SceneMix:
     from hupai.datasets.synth.render import SceneMix
 
     attr = prefix.replace("-", "_")
-    values = {
-        name.replace("-", "_"): getattr(args, f"{attr}{name.replace('-', '_')}_share")
-        for name, _ in SCENE_MIX_OPTIONS
-    }
+    values = {name: getattr(args, f"{attr}{name}_share") for name, _ in SCENE_MIX_OPTIONS}
     for name, value in values.items():
         if not 0 <= value <= 1:
-            option = f"--{prefix}{name.replace('_', '-')}-share"
+            option = scene_mix_option(prefix, name)
             raise UserError(f"{option} {value}: expected a fraction in [0, 1]")
     return SceneMix(**values)
 

@@ -77,7 +77,7 @@ class GpuConfig:
     keyboard_share: float = 0.08
     printed_share: float = 0.04
     shelf_share: float = 0.3
-    # scenes whose white dragons are blank faces (render 7: finder v3 missed them without)
+    # scenes whose white dragons are plain, blank or framed (render 7: finder v3 missed them)
     plain_white_share: float = 0.2
     gen_share: float = 0.25
     hard_share: float = 0.1
@@ -317,7 +317,12 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
         generated=GeneratedFaces(cfg.generated_share),
         photos=photos,
         photo_share=cfg.photo_share,
-        mix=SceneMix(cfg.keyboard_share, cfg.printed_share, cfg.shelf_share, cfg.plain_white_share),
+        mix=SceneMix(
+            keyboard=cfg.keyboard_share,
+            printed=cfg.printed_share,
+            shelf=cfg.shelf_share,
+            plain_white=cfg.plain_white_share,
+        ),
     )
     _log(
         out,

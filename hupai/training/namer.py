@@ -45,12 +45,12 @@ from hupai.datasets.crops import (
     crops_from_synth,
     crops_from_yolo,
 )
-from hupai.vision.classes import CLASSES_VERSION
+from hupai.vision.classes import CLASSES_VERSION, WHITE_DRAGON
 from hupai.vision.namer import CROP_MARGIN, MEAN, NAMER_CLASSES, REJECT, STD, to_blob
 
 FLOWERS = range(34, 42)
 BACK = 42
-WHITE_DRAGON = 31  # a blank face: the class most easily taken for "not a tile"
+# WHITE_DRAGON (hupai.vision.classes): the class most easily taken for "not a tile"
 
 
 @dataclass(frozen=True)
@@ -348,11 +348,11 @@ def scene_mix(cfg: NamerConfig) -> Any:
     from hupai.datasets.synth.render import SceneMix
 
     return SceneMix(
-        cfg.scene_keyboard,
-        cfg.scene_printed,
-        cfg.scene_shelf,
-        cfg.scene_plain_white,
-        cfg.scene_tile_shaped,
+        keyboard=cfg.scene_keyboard,
+        printed=cfg.scene_printed,
+        shelf=cfg.scene_shelf,
+        plain_white=cfg.scene_plain_white,
+        tile_shaped=cfg.scene_tile_shaped,
     )
 
 

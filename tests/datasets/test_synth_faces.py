@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from hupai.datasets.synth import faces
 from hupai.datasets.synth.render import GeneratedFaces, Renderer
+from hupai.vision.classes import WHITE_DRAGON
 
 MISSING = [f for f in faces.FAMILIES if not faces.installed_fonts(f)]
 pytestmark = pytest.mark.skipif(
@@ -16,7 +17,6 @@ pytestmark = pytest.mark.skipif(
     reason=f"fonts of the face families {MISSING} are not installed "
     f"(make synth-fonts installs {', '.join(sorted(faces.FONT_PACKAGES))})",
 )
-WHITE_DRAGON = 31
 
 
 def _style(seed: int, family: str | None = None) -> faces.SetStyle:
@@ -56,7 +56,7 @@ def test_red_fives_are_fives_drawn_in_red() -> None:
         faces.draw_face(style, 3, red=True)
 
 
-def test_a_plain_white_dragon_is_one_clear_pixel() -> None:
+def test_a_blank_white_dragon_is_one_clear_pixel() -> None:
     style = _style(1)
     blank = faces.draw_face(faces.replace(style, white="blank"), WHITE_DRAGON)
     assert blank.shape == (1, 1, 4) and blank[0, 0, 3] == 0
