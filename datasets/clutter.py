@@ -793,9 +793,12 @@ SHARES = {
 }
 
 
-#: Clutter shaped like a tile body (a tall rounded block, white or coloured): what a finder
-#: taught to pass over teaches it to pass over other sets' tiles too (:class:`SceneMix`).
-TILE_SHAPED = frozenset({"domino", "lookalike"})
+#: Clutter shaped like a tile body — a tall rounded block (dominoes, lettered blocks) or a
+#: white rounded rectangle with a ruled frame (playing cards, a phone's bezel): what a finder
+#: taught to pass over teaches it to pass over other sets' tiles too — finder v4c missed the
+#: camerash sets' framed white dragons until cards and phones left its scenes
+#: (models/MODEL_CARD.md, :class:`SceneMix`). The namer still sees them all as "not a tile".
+TILE_SHAPED = frozenset({"domino", "lookalike", "card", "phone"})
 
 
 def clutter_crop(

@@ -64,7 +64,10 @@ Rng = np.random.Generator
 #: framed faces: a plain face was too rare to be learnt as a tile). A mix without
 #: that share renders what render 6 rendered. :attr:`SceneMix.tile_shaped`: the share of
 #: scenes whose pasted clutter may hold dominoes and lettered blocks (1: as render 6).
-RENDER_VERSION = 7
+#: 8: :data:`hupai.datasets.clutter.TILE_SHAPED` takes in playing cards and phones too (a
+#: finder shown cards, a fifth of them framed with a corner letter, passed over the camerash
+#: sets' framed white dragons: finder v4c, models/MODEL_CARD.md). Default mix: as render 7.
+RENDER_VERSION = 8
 #: Share of non-square images squeezed to a square afterwards, like the real set's photos.
 STRETCH_SHARE = 0.15
 #: A tile is labelled when at least this share of its face (or back) is visible — cut by
@@ -320,8 +323,9 @@ class SceneMix:
     #: scenes whose white dragons are plain (blank, or an empty frame), a few of them in a row
     plain_white: float = 0.0
     #: scenes whose pasted clutter may hold things shaped like a tile body (dominoes, blocks
-    #: with a letter: :data:`hupai.datasets.clutter.TILE_SHAPED`): for a finder, 0 — to the
-    #: finder any tile body is a tile; the namer's "not a tile" judges the face
+    #: with a letter, playing cards, phones: :data:`hupai.datasets.clutter.TILE_SHAPED`): for
+    #: a finder, 0 — to the finder any tile body is a tile; the namer's "not a tile" judges
+    #: the face
     tile_shaped: float = 1.0
 
     def __post_init__(self) -> None:

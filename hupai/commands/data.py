@@ -178,7 +178,11 @@ SCENE_MIX_OPTIONS = (
     ("printed", "scenes that are a printed sheet of 50-100 tile pictures, all labelled"),
     ("shelf", "views past the table that see a bookshelf"),
     ("plain_white", "scenes whose white dragons are plain (blank or a frame), a few in a row"),
-    ("tile_shaped", "scenes whose pasted clutter may hold dominoes and lettered tile blocks"),
+    (
+        "tile_shaped",
+        "scenes whose pasted clutter may hold things shaped like a tile body: dominoes,"
+        " lettered blocks, playing cards, phones",
+    ),
 )
 
 

@@ -321,7 +321,7 @@ def test_the_plain_white_share_is_checked_by_name(
     assert "--plain-white-share -0.2: expected a fraction in [0, 1]" in capsys.readouterr().err
 
 
-def test_a_scene_without_tile_shaped_clutter_pastes_no_domino_or_lettered_block(
+def test_a_scene_without_tile_shaped_clutter_pastes_no_domino_block_card_or_phone(
     renderer: Renderer,
 ) -> None:
     plain = Renderer(renderer.bank, mix=SceneMix(keyboard=0, printed=0, tile_shaped=0.0))
@@ -333,7 +333,7 @@ def test_a_scene_without_tile_shaped_clutter_pastes_no_domino_or_lettered_block(
     assert kinds and not kinds & clutter.TILE_SHAPED
 
 
-def test_scenes_with_tile_shaped_clutter_paste_dominoes_and_lettered_blocks(
+def test_scenes_with_tile_shaped_clutter_paste_dominoes_blocks_cards_and_phones(
     renderer: Renderer,
 ) -> None:
     kinds = {
