@@ -40,6 +40,7 @@ from hupai.vision import layout as layout_module  # noqa: E402
 from hupai.vision import rooms  # noqa: E402
 from hupai.vision.detections import Detections, box_iou  # noqa: E402
 from hupai.vision.layout import HandLayout  # noqa: E402
+from hupai.vision.namer import Namer  # noqa: E402
 from hupai.vision.result import Reading  # noqa: E402
 
 #: rows as long as a concealed hand (the issue's "a row of 9-14")
@@ -58,15 +59,13 @@ def without(det: Detections, i: int) -> Detections:
     return Detections(det.xyxy[keep], det.confidence[keep], det.class_id[keep])
 
 
-def read_all(folder: Path, split: str, model: str | None, namer: str | None) -> list[Read]:
+def read_all(folder: Path, split: str, model: str | None, the_namer: Namer) -> list[Read]:
     """Every photo of the split read through the product's path, with its labels and pixels."""
     from hupai.evaluation import dataset_class_map, find_samples, load_truth
     from hupai.vision.detector import Detector, load_image
-    from hupai.vision.namer import Namer
-    from hupai.vision.reading import default_namer, read_image
+    from hupai.vision.reading import read_image
 
     detector = Detector(model, threads=1)
-    the_namer = Namer(namer, threads=1) if namer else default_namer(1)
     class_map, _ = dataset_class_map(folder, split)
     out = []
     for sample in find_samples(folder, split):
@@ -100,28 +99,47 @@ def boxes_alone(read: Read, det: Detections, lay: HandLayout) -> NDArray[np.floa
 
 
 def photo_judged(read: Read, det: Detections, lay: HandLayout) -> NDArray[np.float64]:
+    """The rooms judged by a doubtful body or the face colour (no namer looks)."""
     reading, _truth, image = read
     doubtful = np.asarray(reading.extra["doubtful_xyxy"], np.float64).reshape(-1, 4)
     return rooms.judge(image, det, lay, reading.extra["frame"]["to_image"], doubtful)
 
 
-def with_constants(module: object, **constants: object) -> Check:
+def namer_judged(namer: Namer) -> Check:
+    """The rooms judged by a doubtful body or the namer's look (as the product reads)."""
+    from hupai.vision.reading import room_look
+
     def check(read: Read, det: Detections, lay: HandLayout) -> NDArray[np.float64]:
-        with check_set(module, **constants):
-            return photo_judged(read, det, lay)
+        reading, _truth, image = read
+        doubtful = np.asarray(reading.extra["doubtful_xyxy"], np.float64).reshape(-1, 4)
+        to_image = reading.extra["frame"]["to_image"]
+        look = room_look(namer, image, to_image)
+        return rooms.judge(image, det, lay, to_image, doubtful, look)
 
     return check
 
 
-#: the variants measured beside each other (the peer, no check at all, comes first)
-VARIANTS: dict[str, Check] = {
-    "boxes alone": boxes_alone,
-    "shipped": photo_judged,
-    "bodies only": with_constants(rooms, FACE_DISTANCE=-1.0),
-    "colour only": with_constants(rooms, BODY_IOU=2.0),
-    "colour 30": with_constants(rooms, FACE_DISTANCE=30.0),
-    "colour 60": with_constants(rooms, FACE_DISTANCE=60.0),
-}
+def with_constants(module: object, check: Check = photo_judged, **constants: object) -> Check:
+    def changed(read: Read, det: Detections, lay: HandLayout) -> NDArray[np.float64]:
+        with check_set(module, **constants):
+            return check(read, det, lay)
+
+    return changed
+
+
+def variants(namer: Namer) -> dict[str, Check]:
+    """The variants measured beside each other (the peer, no check at all, comes first)."""
+    looked = namer_judged(namer)
+    return {
+        "boxes alone": boxes_alone,
+        "colour": photo_judged,
+        "colour, h 1.5": with_constants(layout_module, MISSING_HEIGHT_RATIO=1.5),
+        "shipped": looked,
+        "namer, h 1.2": with_constants(rooms, looked, ROOM_HEIGHT_RATIO=1.2),
+        "namer < 0.3": with_constants(rooms, looked, ROOM_REJECT_BELOW=0.3),
+        "namer < 0.7": with_constants(rooms, looked, ROOM_REJECT_BELOW=0.7),
+        "bodies only": with_constants(rooms, looked, ROOM_REJECT_BELOW=-1.0),
+    }
 
 
 def photo_figures(readings: list[Read], check: Check | None) -> dict[str, float | None]:
@@ -188,25 +206,31 @@ def reader_arguments(
     return parser.parse_args(argv)
 
 
-def read_unchecked(args: argparse.Namespace) -> list[Read]:
+def the_namer(args: argparse.Namespace) -> Namer:
+    """The namer asked for (default: the shipped one), on one thread."""
+    from hupai.vision.namer import Namer
+    from hupai.vision.reading import default_namer
+
+    return Namer(args.namer, threads=1) if args.namer else default_namer(1)
+
+
+def read_unchecked(args: argparse.Namespace, namer: Namer) -> list[Read]:
     """The split (or the composites) read with the gap check off (no room is ever found)."""
     with check_set(MISSING_GAP=(float("inf"), float("inf"))):
         if getattr(args, "composites", None):
-            return read_composites(args.composites, args.seed, args.model, args.namer)
-        return read_all(args.real, args.split, args.model, args.namer)
+            return read_composites(args.composites, args.seed, args.model, namer)
+        return read_all(args.real, args.split, args.model, namer)
 
 
-def read_composites(n: int, seed: int, model: str | None, namer: str | None) -> list[Read]:
+def read_composites(n: int, seed: int, model: str | None, the_namer: Namer) -> list[Read]:
     """``n`` camerash composites (bench/composites.py) read through the product's path."""
     sys.path.insert(0, str(ROOT / "bench"))
     from composites import compose, context_of, load_faces, table_photos
 
     from hupai.vision.detector import Detector
-    from hupai.vision.namer import Namer
-    from hupai.vision.reading import default_namer, read_image
+    from hupai.vision.reading import read_image
 
     detector = Detector(model, threads=1)
-    the_namer = Namer(namer, threads=1) if namer else default_namer(1)
     faces, tables = load_faces(), table_photos()
     out = []
     for i in range(n):
@@ -218,9 +242,10 @@ def read_composites(n: int, seed: int, model: str | None, namer: str | None) -> 
 
 def main(argv: list[str] | None = None) -> int:
     args = reader_arguments(__doc__.splitlines()[0], argv, composites=True)
-    readings = read_unchecked(args)
+    namer = the_namer(args)
+    readings = read_unchecked(args, namer)
     figures = {"off (peer)": photo_figures(readings, None)}
-    for name, check in VARIANTS.items():
+    for name, check in variants(namer).items():
         figures[name] = photo_figures(readings, check)
     span = f"{ROW_LENGTHS.start}-{ROW_LENGTHS.stop - 1}"
     what = f"camerash composites (seed {args.seed})" if args.composites else f"real {args.split}"

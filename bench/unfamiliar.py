@@ -171,8 +171,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.train_photos} real train photos"
     )
     sets = {
-        "real val": read_all(args.real, "val", args.model, args.namer),
-        "camerash composites": read_composites(args.composites, args.seed, args.model, args.namer),
+        "real val": read_all(args.real, "val", args.model, namer),
+        "camerash composites": read_composites(args.composites, args.seed, args.model, namer),
     }
     for name, reads in sets.items():
         report(name, reads, [distances(embed, cents, r) for r in reads])

@@ -46,8 +46,15 @@ from numpy.typing import NDArray
 from hupai.vision.detections import Detections
 from hupai.vision.metrics import match_pairs
 from hupai.vision.namer import REJECT, Namer, names_of_views
-from hupai.vision.reading import FoundTiles, find_tiles, read_found, tiles_of_names
+from hupai.vision.reading import (
+    FoundTiles,
+    find_tiles,
+    read_found,
+    room_look,
+    tiles_of_names,
+)
 from hupai.vision.result import Reading
+from hupai.vision.rooms import RoomLook
 
 #: temperatures tried (logits divided by each)
 TEMPERATURES = tuple(round(0.5 + 0.05 * k, 2) for k in range(51))  # 0.5 … 3.0
@@ -78,6 +85,8 @@ class Recorded:
     truth: Detections
     #: the namer's rule for its later views (:attr:`NamerManifest.more_views_below`)
     more_views_below: float | None = None
+    #: the namer's look at the rows' rooms for a tile (gaps are judged as the product does)
+    look: RoomLook | None = None
 
 
 def record(
@@ -104,9 +113,10 @@ def record(
     def read(image: NDArray[np.uint8]) -> Reading:
         found = find_tiles(detector, image, finder=True)
         views = namer.view_logits(image, found.det.xyxy, found.to_image)
-        kept.update(image=image, found=found, views=views)
+        look = room_look(namer, image, found.to_image)
+        kept.update(image=image, found=found, views=views, look=look)
         m = namer.manifest
-        return _named(image, found, views, m.temperature, 0.0, "<photo>", m.more_views_below)
+        return _named(image, found, views, m.temperature, 0.0, "<photo>", m.more_views_below, look)
 
     for k, sample in enumerate(samples):
         _, reading = read_photo_file(sample.image, read)
@@ -121,6 +131,7 @@ def record(
                 size,
                 truth,
                 namer.manifest.more_views_below,
+                kept["look"],
             )
         )
         if progress and ((k + 1) % 50 == 0 or k + 1 == len(samples)):
@@ -136,10 +147,11 @@ def _named(
     check_below: float,
     source: str,
     more_views_below: float | None = None,
+    look: RoomLook | None = None,
 ) -> Reading:
     probs = names_of_views(views, temperature, more_views_below).probs
     named = tiles_of_names(probs, found.det, check_below)
-    return read_found(image, found, named, source=source)
+    return read_found(image, found, named, source=source, look=look)
 
 
 def replay(rec: Recorded, temperature: float, check_below: float = 0.0) -> Reading:
@@ -147,7 +159,14 @@ def replay(rec: Recorded, temperature: float, check_below: float = 0.0) -> Readi
     from hupai.vision.photo_read import in_photo_pixels
 
     reading = _named(
-        rec.image, rec.found, rec.views, temperature, check_below, rec.source, rec.more_views_below
+        rec.image,
+        rec.found,
+        rec.views,
+        temperature,
+        check_below,
+        rec.source,
+        rec.more_views_below,
+        rec.look,
     )
     return in_photo_pixels(reading, rec.size)
 

@@ -380,9 +380,12 @@ class GapRoom:
     geometric: bool
 
 
-def gap_rooms(det: Detections, layout: HandLayout) -> list[GapRoom]:
+def gap_rooms(
+    det: Detections, layout: HandLayout, height_ratio: float | None = None
+) -> list[GapRoom]:
     """Every place in a row with room for one more tile: between two upright tiles that stand
-    alike (heights within :data:`MISSING_HEIGHT_RATIO`) whose centres lie
+    alike (heights within ``height_ratio``, by default :data:`MISSING_HEIGHT_RATIO`) whose
+    centres lie
     :data:`MISSING_GAP` steps apart, in a row of at least :data:`MISSING_MIN_ROW` tiles. A
     place is ``geometric`` unless a tile beside it is set apart by the photo convention
     (:func:`_set_apart`) or it is narrower than :data:`WIN_APART` beside the winning tile.
@@ -397,6 +400,7 @@ def gap_rooms(det: Detections, layout: HandLayout) -> list[GapRoom]:
     """
     if len(det) == 0:
         return []
+    height_ratio = MISSING_HEIGHT_RATIO if height_ratio is None else height_ratio
     f = _frame(det, layout.angle)
     t = math.radians(layout.angle)
     along_x, along_y = math.cos(t), math.sin(t)
@@ -420,7 +424,7 @@ def gap_rooms(det: Detections, layout: HandLayout) -> list[GapRoom]:
             step = steps[k] / pitch
             if not MISSING_GAP[0] <= step <= MISSING_GAP[1]:
                 continue
-            if max(f.across[a], f.across[b]) > MISSING_HEIGHT_RATIO * min(f.across[a], f.across[b]):
+            if max(f.across[a], f.across[b]) > height_ratio * min(f.across[a], f.across[b]):
                 continue
             apart = _set_apart(layout, det, a) or _set_apart(layout, det, b)
             narrow = layout.winning in (a, b) and step < WIN_APART

@@ -40,7 +40,7 @@ from hupai.vision.layout import CalledFrom, MeldShape, Role, analyse, missing_ti
 from hupai.vision.namer import REJECT, Namer, NamerError
 from hupai.vision.passes import FINDER_CONF, detect_photo, featureless
 from hupai.vision.result import WARNING_CODES, Reading, ReadingWarning, ReadMeld
-from hupai.vision.rooms import GapJudge, gap_judge
+from hupai.vision.rooms import GapJudge, RoomLook, gap_judge
 
 __all__ = [
     "FINDER_CONF",
@@ -159,7 +159,8 @@ def read_image(
     found = find_tiles(detector, image, finder=namer is not None)
     check_deadline("naming the tiles")
     named = name_tiles(namer, image, found.det, found.to_image) if namer is not None else None
-    reading = read_found(image, found, named, win_tile=win_tile, source=source)
+    look = None if namer is None else room_look(namer, image, found.to_image)
+    reading = read_found(image, found, named, win_tile=win_tile, source=source, look=look)
     return _with(reading, seconds=time.perf_counter() - began)
 
 
@@ -191,9 +192,11 @@ def read_found(
     *,
     win_tile: Tile | str | None = None,
     source: str = "<image>",
+    look: RoomLook | None = None,
 ) -> Reading:
     """The reading of what the finder found, named (``named``; None: the finder's classes
-    are the names): laid out, gaps judged on the photo, checked."""
+    are the names): laid out, gaps judged on the photo (``look``: by the namer, as
+    :func:`room_look` gives; None: by colour), checked."""
     h, w = image.shape[:2]
     det = found.det if named is None else named.detections
     reading = build_reading(
@@ -204,7 +207,7 @@ def read_found(
         win_tile=win_tile,
         source=source,
         names=named,
-        judge_gaps=gap_judge(image, found.to_image, found.doubtful_xyxy),
+        judge_gaps=gap_judge(image, found.to_image, found.doubtful_xyxy, look),
     )
     return _with(
         reading,
@@ -278,6 +281,16 @@ class NamedTiles:
     check_below: float = CHECK_BELOW
     #: the namer's "not a tile" probability of each box (clutter: with the finder's score)
     reject: NDArray[np.float64] | None = None
+
+
+def room_look(namer: Namer, image: Image, to_image: NDArray[np.float64] | None) -> RoomLook:
+    """The namer's look at a row's rooms for a tile (frame boxes, as ``to_image`` maps them
+    onto the photo): each room's "not a tile" probability (:mod:`hupai.vision.rooms`)."""
+
+    def look(xyxy: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.asarray(namer.name(image, xyxy, to_image).probs[:, REJECT], np.float64)
+
+    return look
 
 
 def name_tiles(

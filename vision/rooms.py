@@ -7,9 +7,15 @@ set apart on purpose; the photo can. A place is a ``gap`` when:
 
 * the finder's first look scored a tile-shaped body there below its cut (a *doubtful* box,
   from :data:`hupai.vision.passes.DOUBTFUL_FROM`: the tile was seen, not trusted), or
+* the namer, shown the room as it is shown a tile (a :data:`RoomLook`), takes it for a tile:
+  its "not a tile" probability under :data:`ROOM_REJECT_BELOW` — a tile unboxed is a face to
+  it, a plain white dragon too (1.6 % rejected, drawn ones), a table, a cloth or a divider is
+  not; or, where no namer reads the photo,
 * the room's middle shows the face colour of the tiles beside it — the lightest tenth of a
   tile's middle is its face between the ink, whatever the set's colour; a blank white dragon
-  is all face, a dark divider, a cloth or a wood table is not — within :data:`FACE_DISTANCE`.
+  is all face, a dark divider, a cloth or a wood table is not — within :data:`FACE_DISTANCE`
+  (on a table as light as the faces the colour cannot tell: the camerash composites' melds set
+  a tile apart on beige and paper were doubted; the namer tells them apart).
 
 Measured on real val (bench/gaps.py): of the rooms the boxes alone call gaps, every one with
 a labelled tile the finder missed has a doubtful body there and the face colour, while the
@@ -45,10 +51,26 @@ FACE_DISTANCE = 40.0
 #: A doubtful box overlapping a room by this IoU is a body there; a found box overlapping it
 #: so much means the room is taken.
 BODY_IOU = 0.3
+#: A room the namer looks at is a tile's when its "not a tile" probability is under this.
+#: Chosen on real val and 200 camerash composites (bench/gaps.py, issue #36): a found tile
+#: taken away from a row of 9-14 is flagged where it lay 99.5 % / 95.3 % of the time (the
+#: colour: 98.5 % / 87.9 %), photos with a gap 3.4 % / 18.0 % (colour: 3.4 % / 17.0 %); 0.3
+#: flags 93.5 % of the composites', 0.7 gaps 24 % of them. A tile the finder missed lay
+#: under 0.5 in 15 of val's 16 rooms (the other's body was doubted) and in all 5 of the
+#: composites'; bare rooms lie mostly above 0.86 on val, 0.54 on the composites.
+ROOM_REJECT_BELOW = 0.5
+#: Rooms the namer judges may lie between neighbours whose heights differ up to this ratio
+#: (:func:`hupai.vision.layout.gap_rooms`; the boxes alone and the colour keep
+#: :data:`hupai.vision.layout.MISSING_HEIGHT_RATIO`): the finder's boxes of one set's tiles
+#: differ that much in a photo (a tile's body side boxed or not) — at 1.2, two thirds of the
+#: composites' unflagged tiles taken away had no room at all.
+ROOM_HEIGHT_RATIO = 1.5
 
 Image = NDArray[np.uint8]
 #: What :func:`hupai.vision.reading.build_reading` asks: the gaps (frame boxes) of a layout.
 GapJudge = Callable[[Detections, HandLayout], NDArray[np.float64]]
+#: The namer's look at rooms: frame boxes ``(k, 4)`` → each one's "not a tile" probability.
+RoomLook = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 
 
 def _patch(
@@ -135,13 +157,21 @@ def is_gap(
     to_image: NDArray[np.float64],
     room: GapRoom,
     doubtful: NDArray[np.float64],
+    reject: float | None = None,
 ) -> bool:
     """Whether a room holds a tile that was not boxed, by what the photo shows there: a
-    doubtful body, or a face's colour."""
+    doubtful body; else, where the namer looked (``reject``: its "not a tile" probability for
+    the room), a tile to it; else a face's colour. A room leaving the photo is a gap where the
+    boxes alone make it one."""
     if _taken(room, det):
         return False  # a found tile lies there
     if body_there(room, det, to_image, doubtful):
         return True
+    h, w = image.shape[:2]
+    if not _in_photo(room.box, to_image, (w, h)):
+        return room.geometric  # half a room: neither the namer nor the colour can tell
+    if reject is not None:
+        return reject < ROOM_REJECT_BELOW
     distance = face_distance(image, det, to_image, room)
     return room.geometric if distance is None else distance < FACE_DISTANCE
 
@@ -152,19 +182,34 @@ def judge(
     layout: HandLayout,
     to_image: NDArray[np.float64],
     doubtful: NDArray[np.float64],
+    look: RoomLook | None = None,
 ) -> NDArray[np.float64]:
-    """The gaps (frame boxes) among a layout's rooms, judged by what the photo shows there."""
-    boxes = [r.box for r in gap_rooms(det, layout) if is_gap(image, det, to_image, r, doubtful)]
+    """The gaps (frame boxes) among a layout's rooms, judged by what the photo shows there
+    (``look``: the namer's look at the rooms; None: their colour)."""
+    ratio = None if look is None else ROOM_HEIGHT_RATIO
+    rooms = [r for r in gap_rooms(det, layout, ratio) if not _taken(r, det)]
+    rejects: list[float | None] = [None] * len(rooms)
+    if look is not None and rooms:
+        rejects = [float(p) for p in look(np.asarray([r.box for r in rooms], np.float64))]
+    boxes = [
+        r.box
+        for r, reject in zip(rooms, rejects, strict=True)
+        if is_gap(image, det, to_image, r, doubtful, reject)
+    ]
     return np.asarray(boxes, np.float64).reshape(-1, 4)
 
 
 def gap_judge(
-    image: Image, to_image: NDArray[np.float64], doubtful: NDArray[np.float64]
+    image: Image,
+    to_image: NDArray[np.float64],
+    doubtful: NDArray[np.float64],
+    look: RoomLook | None = None,
 ) -> GapJudge:
     """:func:`judge` for one photo (``doubtful``: the first look's doubtful boxes, in the
-    photo; ``to_image``: the detections' frame → the photo)."""
+    photo; ``to_image``: the detections' frame → the photo; ``look``: the namer's look at
+    rooms, None to judge by colour)."""
 
     def run(det: Detections, layout: HandLayout) -> NDArray[np.float64]:
-        return judge(image, det, layout, to_image, doubtful)
+        return judge(image, det, layout, to_image, doubtful, look)
 
     return run

@@ -69,6 +69,8 @@ def label_photo(
         "to_image": _floats(frame["to_image"]),
         "angle": float(frame["angle"] or 0.0),
         "passes": list(reading.passes),
+        # judged on the photo's pixels (and by the namer): the boxes alone cannot judge again
+        "gaps": _floats(reading.gaps),
     }
     if reading.alternatives is not None and reading.alternative_probs is not None:
         out["frame"]["alternatives"] = reading.alternatives.tolist()
@@ -114,6 +116,7 @@ def reading_of(entry: dict[str, Any], rel: str) -> Reading:
             float(frame.get("check_below", CHECK_BELOW)),
             None if frame.get("reject") is None else np.asarray(frame["reject"], np.float64),
         )
+    gaps = entry.get("gaps")  # absent from manifests written before: the boxes alone judge
     reading = build_reading(
         det,
         np.asarray(entry["to_image"], dtype=np.float64),
@@ -121,6 +124,7 @@ def reading_of(entry: dict[str, Any], rel: str) -> Reading:
         (int(entry["width"]), int(entry["height"])),
         source=rel,
         names=names,
+        gaps=None if gaps is None else np.asarray(gaps, np.float64).reshape(-1, 4),
     )
     return dataclasses.replace(
         reading, passes=tuple(entry.get("passes", ())), seconds=float(entry.get("seconds", 0.0))

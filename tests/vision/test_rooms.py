@@ -3,8 +3,11 @@ a tile's face or a doubtful body, not a dark divider or the table."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
+import pytest
 from vision_scenes import Scene, hand_row
 
 from hupai.vision.detections import Detections, box_iou
@@ -107,3 +110,112 @@ def test_a_doubted_second_look_at_a_found_tile_is_no_body() -> None:
     over_two = np.array([[*full.xyxy[5][:2], *full.xyxy[6][2:]]])  # tile 5 and the room
     reading = read(rest, photo(rest, divider=(x1 + 2, x2 - 2)), doubtful=over_two)
     assert len(reading.gaps) == 0
+
+
+# -- the namer's look (rooms judged as the product reads: a namer at hand) ---------------------
+
+
+def looking(reject: float, seen: list[int] | None = None):  # type: ignore[no-untyped-def]
+    """A namer's look that takes every room for ``reject`` "not a tile" (and counts them)."""
+
+    def look(xyxy: np.ndarray) -> np.ndarray:
+        if seen is not None:
+            seen.append(len(xyxy))
+        return np.full(len(xyxy), reject)
+
+    return look
+
+
+def read_looked(det: Detections, image: np.ndarray, look):  # type: ignore[no-untyped-def]
+    identity = np.array([[1.0, 0, 0], [0, 1.0, 0]])
+    judge = gap_judge(image, identity, np.zeros((0, 4)), look)
+    return build_reading(det, None, None, SIZE, judge_gaps=judge)
+
+
+def test_a_room_on_a_table_as_light_as_the_faces_is_no_gap_when_the_namer_sees_no_tile() -> None:
+    full = hand()
+    rest = without(full, 6)
+    bare = photo(rest)
+    bare[:] = IVORY  # the table: the faces' own colour
+    photo_tiles = photo(rest)
+    bare[photo_tiles != GREEN] = photo_tiles[photo_tiles != GREEN]
+    assert len(read(rest, bare).gaps) == 1  # the colour cannot tell
+    assert len(read_looked(rest, bare, looking(0.9)).gaps) == 0
+
+
+def test_a_room_the_namer_takes_for_a_tile_is_a_gap_whatever_its_colour() -> None:
+    full = hand()
+    rest = without(full, 6)
+    x1, _, x2, _ = full.xyxy[6]
+    image = photo(rest, divider=(x1 + 2, x2 - 2))  # dark there: the colour says no tile
+    (gap,) = read_looked(rest, image, looking(0.1)).gaps
+    assert box_iou(gap[None], full.xyxy[6][None])[0, 0] > 0.5
+
+
+def test_the_namer_looks_between_neighbours_of_unlike_heights() -> None:
+    full = hand()
+    taller = full.xyxy.copy()
+    taller[7, 3] += 0.35 * (taller[7, 3] - taller[7, 1])  # tile 7 boxed a third taller
+    rest = without(Detections(taller, full.confidence, full.class_id), 6)
+    image = photo(full)
+    assert len(read(rest, image).gaps) == 0  # the colour judges only neighbours alike
+    assert len(read_looked(rest, image, looking(0.1)).gaps) == 1
+
+
+def test_the_namer_looks_at_no_room_a_found_tile_fills() -> None:
+    seen: list[int] = []
+    full = hand()
+    assert len(read_looked(full, photo(full), looking(0.1, seen)).gaps) == 0
+    assert sum(seen) == 0
+
+
+def _white_table_row(show_missing: bool) -> tuple[np.ndarray, list[tuple[float, ...]]]:
+    """Six dark-red tiles with a white mark on a white table (their face colour, to the colour
+    check, is the table's); the finder boxes all but the fourth, shown or bare table."""
+    img = np.full((640, 640, 3), 255, np.uint8)
+    boxes = []
+    for k in range(6):
+        x0 = 100 + 62 * k
+        if k != 3 or show_missing:
+            img[300:380, x0 : x0 + 60] = (30, 30, 40)
+            img[330:350, x0 + 20 : x0 + 40] = 255
+        if k != 3:
+            boxes.append((x0 + 30.0, 340.0, 60.0, 80.0, 0, 0.8))
+    return img, boxes
+
+
+@pytest.mark.parametrize(("shown", "gaps"), [(True, 1), (False, 0)])
+def test_a_photo_read_with_a_namer_asks_it_whether_a_room_holds_a_tile(
+    tmp_path: Path, shown: bool, gaps: int
+) -> None:
+    pytest.importorskip("onnx")
+    from fake_models import fake_model, fake_namer
+
+    from hupai.vision.classes import class_by_name
+    from hupai.vision.detector import Detector
+    from hupai.vision.namer import REJECT, Namer
+    from hupai.vision.reading import read_image
+
+    image, boxes = _white_table_row(shown)
+    finder = Detector(fake_model(tmp_path, boxes, names=("tile",)))  # type: ignore[arg-type]
+    namer = Namer(fake_namer(tmp_path, {class_by_name("1m"): 60.0, REJECT: 250.0}))
+    reading = read_image(image, detector=finder, namer=namer)
+    assert len(reading.detections) == 5 and len(reading.gaps) == gaps
+
+
+def test_a_labelled_photo_read_back_keeps_the_gaps_its_photo_showed(tmp_path: Path) -> None:
+    pytest.importorskip("onnx")
+    from fake_models import fake_model, fake_namer
+
+    from hupai.labeling.read import label_photo, reading_of
+    from hupai.vision.classes import class_by_name
+    from hupai.vision.detector import Detector
+    from hupai.vision.namer import REJECT, Namer
+
+    image, boxes = _white_table_row(False)  # the boxes alone see a gap; the photo shows none
+    photo_file = tmp_path / "row.png"
+    cv2.imwrite(str(photo_file), image)
+    finder = Detector(fake_model(tmp_path, boxes, names=("tile",)))  # type: ignore[arg-type]
+    namer = Namer(fake_namer(tmp_path, {class_by_name("1m"): 60.0, REJECT: 250.0}))
+    entry = label_photo(finder, "row.png", photo_file, namer=namer)
+    assert entry["gaps"] == [] and len(reading_of(entry, "row.png").gaps) == 0
