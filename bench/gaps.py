@@ -134,11 +134,12 @@ def variants(namer: Namer) -> dict[str, Check]:
         "boxes alone": boxes_alone,
         "colour": photo_judged,
         "colour, h 1.5": with_constants(layout_module, MISSING_HEIGHT_RATIO=1.5),
+        "rooms (namer)": with_constants(rooms, looked, BODY_REJECT_BELOW=-1.0),
         "shipped": looked,
-        "namer, h 1.2": with_constants(rooms, looked, ROOM_HEIGHT_RATIO=1.2),
+        "bodies < 0.01": with_constants(rooms, looked, BODY_REJECT_BELOW=0.01),
+        "bodies < 0.05": with_constants(rooms, looked, BODY_REJECT_BELOW=0.05),
         "namer < 0.3": with_constants(rooms, looked, ROOM_REJECT_BELOW=0.3),
         "namer < 0.7": with_constants(rooms, looked, ROOM_REJECT_BELOW=0.7),
-        "bodies only": with_constants(rooms, looked, ROOM_REJECT_BELOW=-1.0),
     }
 
 
@@ -216,7 +217,8 @@ def the_namer(args: argparse.Namespace) -> Namer:
 
 def read_unchecked(args: argparse.Namespace, namer: Namer) -> list[Read]:
     """The split (or the composites) read with the gap check off (no room is ever found)."""
-    with check_set(MISSING_GAP=(float("inf"), float("inf"))):
+    never = float("inf"), float("inf")
+    with check_set(MISSING_GAP=never), check_set(rooms, BODY_REJECT_BELOW=-1.0):
         if getattr(args, "composites", None):
             return read_composites(args.composites, args.seed, args.model, namer)
         return read_all(args.real, args.split, args.model, namer)

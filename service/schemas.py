@@ -107,8 +107,9 @@ class Reading(BaseModel):
     )
     gaps: list[list[float]] = Field(
         default_factory=list,
-        description="boxes [x1, y1, x2, y2] in the photo where a row has room for a tile that "
-        "was not found (each raises the `gap` warning: the photo is not confident)",
+        description="boxes [x1, y1, x2, y2] in the photo where a tile may lie unread: a row's "
+        "room for a tile not found, or a tile-shaped body the finder doubted and the namer "
+        "takes for a tile (each raises the `gap` warning: the photo is not confident)",
     )
     detections: dict[str, list[Any]] = Field(
         description="columnar: xyxy, class_id, class_name, confidence (the chosen name's "

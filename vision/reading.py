@@ -430,7 +430,9 @@ def build_reading(
     if len(gaps):
         warnings.append(
             ReadingWarning(
-                "gap", f"{len(gaps)} place(s) in a row with room for a tile that was not found"
+                "gap",
+                f"{len(gaps)} place(s) where a tile may lie unread: a row's room for one, or"
+                " a tile-shaped body seen but not boxed",
             )
         )
     warnings += checks(det, photo_det, hand, melds, flowers, set_apart, (w, h), to_image)

@@ -22,6 +22,10 @@ a labelled tile the finder missed has a doubtful body there and the face colour,
 rows across a case's dark divider have neither; a found tile taken away from a row of 9-14
 leaves a room of its own face colour (99 % within :data:`FACE_DISTANCE`). A room the photo
 cannot show (it leaves the photo) stays a gap where the boxes alone call it one.
+
+Where a namer reads, a doubtful body in no room — beyond a row's end, a whole meld the finder
+passed over — is a gap too when it is a tile's size and the namer is sure it is a tile
+(:func:`unboxed_bodies`).
 """
 
 from __future__ import annotations
@@ -59,6 +63,18 @@ BODY_IOU = 0.3
 #: under 0.5 in 15 of val's 16 rooms (the other's body was doubted) and in all 5 of the
 #: composites'; bare rooms lie mostly above 0.86 on val, 0.54 on the composites.
 ROOM_REJECT_BELOW = 0.5
+#: A doubtful body on no found tile and in no room — a tile the finder scored below its cut
+#: beyond a row's end, or a whole meld of them — is a gap when the namer is this sure it is a
+#: tile ("not a tile" under it) ... Chosen on real val (bench/gaps.py): the bodies there are
+#: mostly tiles the labels leave out (walls, other hands), so only a sure tile counts: at
+#: 0.02 val's confident photos go from 54.7 % at 90.1 % exact to 52.7 % at 91.7 % (0.01 and
+#: 0.05 alike); the camerash composites' with the shipped finder are unchanged (it misses
+#: few); with finder v5 (epoch 2), which missed whole melds of white dragons, the three
+#: confident photos wrong for a tile unboxed each had such a body (reject 0.002-0.016).
+BODY_REJECT_BELOW = 0.02
+#: ... and it is a tile's size: the square root of its area within this range of the found
+#: tiles' median (smaller ones are tiles far beyond the hand, larger ones two tiles or more).
+BODY_SIZE = (0.7, 1.4)
 #: Rooms the namer judges may lie between neighbours whose heights differ up to this ratio
 #: (:func:`hupai.vision.layout.gap_rooms`; the boxes alone and the colour keep
 #: :data:`hupai.vision.layout.MISSING_HEIGHT_RATIO`): the finder's boxes of one set's tiles
@@ -176,6 +192,48 @@ def is_gap(
     return room.geometric if distance is None else distance < FACE_DISTANCE
 
 
+def _to_frame(xyxy: NDArray[np.float64], to_image: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Photo boxes as boxes of the detections' frame (the envelope of each turned back)."""
+    if len(xyxy) == 0:
+        return np.zeros((0, 4))
+    back = np.linalg.inv(np.vstack([to_image, [0.0, 0.0, 1.0]]))[:2]
+    corners = box_corners(np.asarray(xyxy, np.float64)) @ back[:, :2].T + back[:, 2]
+    return np.concatenate([corners.min(1), corners.max(1)], axis=1)
+
+
+def _area(xyxy: NDArray[np.float64]) -> NDArray[np.float64]:
+    return np.asarray(
+        np.clip(xyxy[:, 2] - xyxy[:, 0], 0, None) * np.clip(xyxy[:, 3] - xyxy[:, 1], 0, None),
+        np.float64,
+    )
+
+
+def unboxed_bodies(
+    det: Detections,
+    to_image: NDArray[np.float64],
+    doubtful: NDArray[np.float64],
+    look: RoomLook,
+) -> NDArray[np.float64]:
+    """Doubtful bodies (photo boxes) lying on no found tile, of a found tile's size
+    (:data:`BODY_SIZE`), that the namer is sure are tiles (:data:`BODY_REJECT_BELOW`): frame
+    boxes, one per body (the finder's passes may see one twice)."""
+    if len(det) == 0 or len(doubtful) == 0:
+        return np.zeros((0, 4))
+    boxes = _to_frame(doubtful, to_image)
+    boxes = boxes[box_iou(boxes, det.xyxy).max(axis=1) < BODY_IOU]
+    tile = float(np.median(np.sqrt(_area(det.xyxy))))
+    size = np.sqrt(_area(boxes)) / max(tile, 1e-9)
+    boxes = boxes[(size >= BODY_SIZE[0]) & (size <= BODY_SIZE[1])]
+    once: list[NDArray[np.float64]] = []
+    for box in boxes:  # one body seen by two passes is one body
+        if not once or box_iou(box[None], np.asarray(once)).max() < 0.5:
+            once.append(box)
+    if not once:
+        return np.zeros((0, 4))
+    bodies = np.asarray(once, np.float64)
+    return bodies[np.asarray(look(bodies)) < BODY_REJECT_BELOW]
+
+
 def judge(
     image: Image,
     det: Detections,
@@ -196,7 +254,13 @@ def judge(
         for r, reject in zip(rooms, rejects, strict=True)
         if is_gap(image, det, to_image, r, doubtful, reject)
     ]
-    return np.asarray(boxes, np.float64).reshape(-1, 4)
+    gaps = np.asarray(boxes, np.float64).reshape(-1, 4)
+    if look is None:
+        return gaps
+    bodies = unboxed_bodies(det, to_image, doubtful, look)
+    if len(gaps) and len(bodies):  # a body in a room is that room's gap
+        bodies = bodies[box_iou(bodies, gaps).max(axis=1) < BODY_IOU]
+    return np.concatenate([gaps, bodies])
 
 
 def gap_judge(

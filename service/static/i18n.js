@@ -491,7 +491,7 @@ const ADVICE_TEXT = {
     unreadable_meld: "Lay each meld apart from the others with its called tile sideways, or fix the meld below.",
     concealed_kong_unknown: "Turn two tiles of the concealed kong face up (the inner two), or set its tile below.",
     unplaced_tiles: "Keep only the winning hand, its melds, flowers and the indicator or fishing tiles in the picture.",
-    gap: "A tile may be missing where a row leaves room for one (the dashed box): add it with +, or lay the row with its tiles touching and reshoot.",
+    gap: "A tile may be missing at the dashed box (a row leaves room for one, or a tile there was seen but not read): add it with +, or lay the tiles touching and reshoot.",
   },
   zh: {
     no_tiles: "请离近一些、在光线好的地方拍，牌面朝上。",
@@ -505,7 +505,7 @@ const ADVICE_TEXT = {
     unreadable_meld: "每组副露分开摆、吃碰的那张横放；或者在下面修改副露。",
     concealed_kong_unknown: "暗杠翻开中间两张；或者在下面设置暗杠的牌。",
     unplaced_tiles: "照片里只留胡牌的手牌、副露、花牌和翻牌或钓鱼牌。",
-    gap: "一排牌中间空出一张牌的位置（虚线框），可能漏了一张：用 + 补上，或者把牌挨着摆好重拍。",
+    gap: "虚线框处可能漏认了一张牌（一排牌中间空出一张的位置，或看到了却没认出的牌）：用 + 补上，或者把牌挨着摆好重拍。",
   },
 };
 // Why a score read from a photo is not confident (the answer's `doubts`, by code).
@@ -536,7 +536,7 @@ const WARNING_TEXT = {
     unreadable_meld: "有副露认不出",
     concealed_kong_unknown: "暗杠的牌看不到",
     unplaced_tiles: "有的牌不在手牌、副露或翻牌的位置上",
-    gap: "一排牌中间有空位，可能漏认了一张",
+    gap: "虚线框处可能漏认了一张牌",
   },
 };
 const REASON_TEXT = {

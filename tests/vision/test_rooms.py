@@ -126,9 +126,10 @@ def looking(reject: float, seen: list[int] | None = None):  # type: ignore[no-un
     return look
 
 
-def read_looked(det: Detections, image: np.ndarray, look):  # type: ignore[no-untyped-def]
+def read_looked(det: Detections, image: np.ndarray, look, doubtful=None):  # type: ignore[no-untyped-def]
     identity = np.array([[1.0, 0, 0], [0, 1.0, 0]])
-    judge = gap_judge(image, identity, np.zeros((0, 4)), look)
+    body = np.zeros((0, 4)) if doubtful is None else doubtful
+    judge = gap_judge(image, identity, body, look)
     return build_reading(det, None, None, SIZE, judge_gaps=judge)
 
 
@@ -219,3 +220,40 @@ def test_a_labelled_photo_read_back_keeps_the_gaps_its_photo_showed(tmp_path: Pa
     namer = Namer(fake_namer(tmp_path, {class_by_name("1m"): 60.0, REJECT: 250.0}))
     entry = label_photo(finder, "row.png", photo_file, namer=namer)
     assert entry["gaps"] == [] and len(reading_of(entry, "row.png").gaps) == 0
+
+
+def beyond_the_row(full: Detections, scale: float = 1.0) -> np.ndarray:
+    """A doubtful body two tiles beyond the hand's right end (no row has room there)."""
+    x1, y1, x2, y2 = full.xyxy[full.xyxy[:, 2].argmax()]
+    w, h = (x2 - x1) * scale, (y2 - y1) * scale
+    return np.array([[x2 + 2 * w, y1, x2 + 3 * w, y1 + h]])
+
+
+def test_a_body_beyond_the_row_the_namer_is_sure_of_is_a_gap() -> None:
+    full = hand()
+    body = beyond_the_row(full)
+    (gap,) = read_looked(full, photo(full), looking(0.001), body).gaps
+    assert box_iou(gap[None], body)[0, 0] > 0.5
+
+
+def test_a_body_the_namer_doubts_is_no_gap() -> None:
+    full = hand()
+    reading = read_looked(full, photo(full), looking(0.2), beyond_the_row(full))
+    assert len(reading.gaps) == 0 and reading.confident
+
+
+def test_a_body_twice_a_tiles_size_is_no_gap() -> None:
+    full = hand()
+    assert len(read_looked(full, photo(full), looking(0.001), beyond_the_row(full, 2)).gaps) == 0
+
+
+def test_a_body_is_judged_only_where_a_namer_looks() -> None:
+    full = hand()
+    assert len(read(full, photo(full), doubtful=beyond_the_row(full)).gaps) == 0
+
+
+def test_a_body_seen_by_two_passes_is_one_gap() -> None:
+    full = hand()
+    body = beyond_the_row(full)
+    twice = np.concatenate([body, body + np.array([2.0, 1, 2, 1])])
+    assert len(read_looked(full, photo(full), looking(0.001), twice).gaps) == 1
