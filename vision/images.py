@@ -138,7 +138,10 @@ def decode_image(data: bytes, max_pixels: int = MAX_PIXELS, budget: int | None =
                 bgr = np.ascontiguousarray(_upright_rgb(opened)[:, :, ::-1])
     except PhotoError:
         raise
-    except UnidentifiedImageError:
+    except (UnidentifiedImageError, ImportError):
+        # ImportError: ultralytics, once imported in the process (training, retraining, mAP),
+        # replaces PIL's open with one that tries pi_heif on any file Pillow cannot identify
+        # — not installed here — so an unreadable file raised it instead of Pillow's error
         raise PhotoError(
             "unsupported_format", f"not an image file hupai can read ({FORMAT_NAMES})"
         ) from None

@@ -90,6 +90,15 @@ def test_bad_photos_get_a_code(data: bytes, code: str) -> None:
     assert info.value.code == code
 
 
+def test_a_file_that_is_no_image_is_named_so_in_a_process_that_trained() -> None:
+    pytest.importorskip("ultralytics")
+    import ultralytics.utils.patches  # noqa: F401  (replaces PIL's open, as any training does)
+
+    with pytest.raises(PhotoError) as info:
+        decode_image(b"%PDF-1.7 not a photo")
+    assert info.value.code == "unsupported_format"
+
+
 def test_a_file_gets_the_same_answer_naming_it(tmp_path: Path) -> None:
     path = tmp_path / "bomb.jpg"
     path.write_bytes(claiming(7000, 7000))
