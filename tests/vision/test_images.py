@@ -90,10 +90,20 @@ def test_bad_photos_get_a_code(data: bytes, code: str) -> None:
     assert info.value.code == code
 
 
-def test_a_file_that_is_no_image_is_named_so_in_a_process_that_trained() -> None:
-    pytest.importorskip("ultralytics")
-    import ultralytics.utils.patches  # noqa: F401  (replaces PIL's open, as any training does)
+def test_a_file_that_is_no_image_is_named_so_in_a_process_that_trained(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pillows_open = Image.open
 
+    def as_ultralytics_patches_it(fp, mode="r", formats=None):  # type: ignore[no-untyped-def]
+        """ultralytics.utils.patches.image_open: on a file Pillow cannot identify, import
+        pi_heif (not installed here) and try again."""
+        try:
+            return pillows_open(fp, mode, formats)
+        except Image.UnidentifiedImageError:
+            raise ModuleNotFoundError("No module named 'pi_heif'") from None
+
+    monkeypatch.setattr(Image, "open", as_ultralytics_patches_it)
     with pytest.raises(PhotoError) as info:
         decode_image(b"%PDF-1.7 not a photo")
     assert info.value.code == "unsupported_format"
