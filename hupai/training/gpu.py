@@ -79,6 +79,10 @@ class GpuConfig:
     shelf_share: float = 0.3
     # scenes whose white dragons are plain, blank or framed (render 7: finder v3 missed them)
     plain_white_share: float = 0.2
+    # the finder's scenes whose clutter may hold tile-shaped things (render 8: dominoes,
+    # lettered blocks, playing cards, phones): none — to a finder any tile body is a tile
+    # (finders shown cards passed over framed white dragons); the namer's crops keep them all
+    finder_tile_shaped_share: float = 0.0
     gen_share: float = 0.25
     hard_share: float = 0.1
     clutter_share: float = 0.1
@@ -322,6 +326,7 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
             printed=cfg.printed_share,
             shelf=cfg.shelf_share,
             plain_white=cfg.plain_white_share,
+            tile_shaped=cfg.finder_tile_shaped_share,
         ),
     )
     _log(
