@@ -163,6 +163,16 @@ def box_corners(xyxy: FloatArray) -> FloatArray:
     )
 
 
+def invert_affine(m: FloatArray) -> FloatArray:
+    """The inverse of a 2×3 affine map (a frame → photo map back to the frame).
+
+    >>> invert_affine(np.array([[2.0, 0, 10], [0, 2.0, 0]])).tolist()
+    [[0.5, 0.0, -5.0], [0.0, 0.5, 0.0]]
+    """
+    full = np.vstack([m, [0, 0, 1]])
+    return np.asarray(np.linalg.inv(full)[:2], dtype=np.float64)
+
+
 def box_iou(a: FloatArray, b: FloatArray) -> FloatArray:
     """IoU matrix (len(a), len(b)) of xyxy boxes.
 

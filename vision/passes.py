@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from hupai.vision.deadline import check_deadline
-from hupai.vision.detections import Detections, box_corners
+from hupai.vision.detections import Detections, box_corners, invert_affine
 from hupai.vision.detector import Detector, Image, merge_boxes
 from hupai.vision.layout import row_angle
 
@@ -157,7 +157,7 @@ def detect_photo(
     if len(det2) < 0.8 * len(det):  # the second look lost tiles: keep the first
         return det, identity, angle, passes
     passes.append(name)
-    return det2, _invert(m), 0.0, passes
+    return det2, invert_affine(m), 0.0, passes
 
 
 def _warp(image: Image, m: NDArray[np.float64], size: tuple[int, int], pad: int) -> Image:
@@ -174,8 +174,3 @@ def _warp(image: Image, m: NDArray[np.float64], size: tuple[int, int], pad: int)
         ),
         dtype=np.uint8,
     )
-
-
-def _invert(m: NDArray[np.float64]) -> NDArray[np.float64]:
-    full = np.vstack([m, [0, 0, 1]])
-    return np.asarray(np.linalg.inv(full)[:2], dtype=np.float64)

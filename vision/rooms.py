@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from hupai.vision.detections import Detections, box_corners, box_iou
+from hupai.vision.detections import Detections, box_corners, box_iou, invert_affine
 from hupai.vision.layout import Box, GapRoom, HandLayout, gap_rooms
 
 #: The middle of a box looked at (the share of its width and height): a tile's visible body
@@ -124,12 +124,9 @@ def _in_photo(box: Box, to_image: NDArray[np.float64], size: tuple[int, int]) ->
 
 def face_distance(
     image: Image, det: Detections, to_image: NDArray[np.float64], room: GapRoom
-) -> float | None:
-    """How far the room's colour lies from the face colour of the nearer tile beside it;
-    None where the room leaves the photo."""
-    h, w = image.shape[:2]
-    if not _in_photo(room.box, to_image, (w, h)):
-        return None
+) -> float:
+    """How far the room's colour lies from the face colour of the nearer tile beside it (a
+    room the photo shows whole: :func:`is_gap` asks)."""
     there = face_colour(_patch(image, to_image, room.box))
     faces = [face_colour(_patch(image, to_image, det.xyxy[i])) for i in room.beside]
     return float(min(np.linalg.norm(there - face) for face in faces))
@@ -188,24 +185,12 @@ def is_gap(
         return room.geometric  # half a room: neither the namer nor the colour can tell
     if reject is not None:
         return reject < ROOM_REJECT_BELOW
-    distance = face_distance(image, det, to_image, room)
-    return room.geometric if distance is None else distance < FACE_DISTANCE
+    return face_distance(image, det, to_image, room) < FACE_DISTANCE
 
 
 def _to_frame(xyxy: NDArray[np.float64], to_image: NDArray[np.float64]) -> NDArray[np.float64]:
     """Photo boxes as boxes of the detections' frame (the envelope of each turned back)."""
-    if len(xyxy) == 0:
-        return np.zeros((0, 4))
-    back = np.linalg.inv(np.vstack([to_image, [0.0, 0.0, 1.0]]))[:2]
-    corners = box_corners(np.asarray(xyxy, np.float64)) @ back[:, :2].T + back[:, 2]
-    return np.concatenate([corners.min(1), corners.max(1)], axis=1)
-
-
-def _area(xyxy: NDArray[np.float64]) -> NDArray[np.float64]:
-    return np.asarray(
-        np.clip(xyxy[:, 2] - xyxy[:, 0], 0, None) * np.clip(xyxy[:, 3] - xyxy[:, 1], 0, None),
-        np.float64,
-    )
+    return _in_photo_boxes(xyxy, invert_affine(to_image))
 
 
 def unboxed_bodies(
@@ -220,18 +205,14 @@ def unboxed_bodies(
     if len(det) == 0 or len(doubtful) == 0:
         return np.zeros((0, 4))
     boxes = _to_frame(doubtful, to_image)
-    boxes = boxes[box_iou(boxes, det.xyxy).max(axis=1) < BODY_IOU]
-    tile = float(np.median(np.sqrt(_area(det.xyxy))))
-    size = np.sqrt(_area(boxes)) / max(tile, 1e-9)
-    boxes = boxes[(size >= BODY_SIZE[0]) & (size <= BODY_SIZE[1])]
-    once: list[NDArray[np.float64]] = []
-    for box in boxes:  # one body seen by two passes is one body
-        if not once or box_iou(box[None], np.asarray(once)).max() < 0.5:
-            once.append(box)
-    if not once:
+    bodies = Detections.make(boxes, np.zeros(len(boxes), np.int64))
+    bodies = bodies[box_iou(bodies.xyxy, det.xyxy).max(axis=1) < BODY_IOU]
+    size = np.sqrt(bodies.area) / max(float(np.median(np.sqrt(det.area))), 1e-9)
+    bodies = bodies[(size >= BODY_SIZE[0]) & (size <= BODY_SIZE[1])]
+    bodies = bodies.with_nms(0.5, class_agnostic=True)  # a body two passes saw is one body
+    if len(bodies) == 0:
         return np.zeros((0, 4))
-    bodies = np.asarray(once, np.float64)
-    return bodies[np.asarray(look(bodies)) < BODY_REJECT_BELOW]
+    return bodies.xyxy[np.asarray(look(bodies.xyxy)) < BODY_REJECT_BELOW]
 
 
 def judge(
