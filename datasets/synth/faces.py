@@ -44,6 +44,9 @@ Rng = np.random.Generator
 Mask = np.ndarray  # float32 0-1
 BGR = tuple[float, float, float]
 
+#: Bumped when a face of a given style is drawn otherwise (crop sets of generated faces carry it
+#: in their names, so that a set drawn before is not reused): 2 — painted flower pictures.
+FACES_VERSION = 2
 #: The canvas a face is drawn on, px (width, height; a 3:4 face). The renderer crops to the ink.
 CANVAS = (180, 240)
 #: Text is rasterised at this size, then fitted into its box.
@@ -108,21 +111,21 @@ FAMILIES: dict[str, Family] = {
         ("rings", "petals"),
         ("bone", "knots"),
         ("sparrow",),
-        ("blossom",),
+        ("blossom", "rose"),
     ),
     "song": Family(
         ("uming-cn", "uming-tw", "noto-serif-tc", "noto-serif-sc-bold", "noto-serif-hk-bold"),
         ("cross", "rings"),
         ("segmented", "bone"),
         ("sparrow", "crane"),
-        ("blossom", "leaves"),
+        ("blossom", "leaves", "peony"),
     ),
     "hei": Family(
         ("zenhei", "microhei", "noto-sans-tc", "noto-sans-sc-bold", "noto-sans-jp-bold"),
         ("solid", "petals"),
         ("capsule", "knots"),
         ("crane",),
-        ("leaves",),
+        ("leaves", "rose", "peony"),
     ),
     # Held out of training: Japanese mincho and handwriting fonts, coins drawn as suns and
     # square-holed cash, sticks as leaves and ladders, a peacock, fans of grass.
@@ -770,8 +773,16 @@ def bird(canvas: Canvas, style: SetStyle, rng: Rng) -> None:
         canvas.lay(m, ink)
 
 
+#: Plants drawn as a painted flower picture filling most of the face (:func:`painted_flower`),
+#: the common look of Chinese sets' flowers and seasons.
+PAINTED_PLANTS = ("rose", "peony")
+
+
 def plant(canvas: Canvas, style: SetStyle, box: tuple[float, float, float, float], k: int) -> None:
     """A small plant picture for a flower or season tile (the ``k``-th of its group)."""
+    if style.plant in PAINTED_PLANTS:
+        painted_flower(canvas, style, box, k)
+        return
     r = np.random.default_rng([style.seed, k])
     x1, y1, x2, y2 = box
     W, H = round(x2 - x1) * _SS, round(y2 - y1) * _SS
@@ -809,6 +820,114 @@ def plant(canvas: Canvas, style: SetStyle, box: tuple[float, float, float, float
                 )
     canvas.lay(_down(stems), style.stick, round(x1), round(y1))
     canvas.lay(_down(blooms), PINK if k % 2 else style.red, round(x1), round(y1))
+
+
+def shares_one_picture(style: SetStyle) -> bool:
+    """Whether the set paints one flower picture on all eight flowers and seasons, so that only
+    the number and the character tell them apart (many sets do; a namer must read those)."""
+    return style.seed % 3 != 0
+
+
+def _leaf(m: np.ndarray, at: tuple[float, float], length: float, angle: float) -> None:
+    """An almond-shaped leaf from ``at`` along ``angle`` (radians), supersampled pixels."""
+    t = np.linspace(0.0, 1.0, 12)
+    half = 0.22 * length * np.sin(np.pi * t)
+    along = t * length
+    ca, sa = math.cos(angle), math.sin(angle)
+    side_a = [
+        (at[0] + a * ca - h * sa, at[1] + a * sa + h * ca) for a, h in zip(along, half, strict=True)
+    ]
+    side_b = [
+        (at[0] + a * ca + h * sa, at[1] + a * sa - h * ca) for a, h in zip(along, half, strict=True)
+    ]
+    pts = np.array(side_a + side_b[::-1], np.float32).round().astype(np.int32)
+    cv2.fillPoly(m, [pts], 1)
+
+
+def _bloom(
+    fill: np.ndarray, line: np.ndarray, c: tuple[float, float], rad: float, kind: str, r: Rng
+) -> None:
+    """A rose (petal outlines round a spiral heart) or a peony (filled round petals, outlined)."""
+    petals = int(r.integers(5, 9))
+    turn = float(r.uniform(0, 2 * math.pi))
+    thick = max(2, round(rad / 9))
+    for p in range(petals):
+        a = turn + 2 * math.pi * p / petals
+        pc = (round(c[0] + 0.55 * rad * math.cos(a)), round(c[1] + 0.55 * rad * math.sin(a)))
+        axes = (max(2, round(0.5 * rad)), max(2, round(0.36 * rad)))
+        deg = math.degrees(a)
+        cv2.ellipse(fill, pc, axes, deg, 0, 360, 1, -1)
+        cv2.ellipse(line, pc, axes, deg, 0, 360, 1, thick)
+    centre = (round(c[0]), round(c[1]))
+    if kind == "rose":  # a spiral of arcs in the heart
+        for i in range(3):
+            ri = max(2, round(rad * (0.45 - 0.12 * i)))
+            cv2.ellipse(line, centre, (ri, ri), math.degrees(turn) + 90 * i, 0, 270, 1, thick)
+    else:  # a peony's stamens: a ring of small dots
+        for i in range(7):
+            a = 2 * math.pi * i / 7
+            cv2.circle(
+                line,
+                (round(c[0] + 0.22 * rad * math.cos(a)), round(c[1] + 0.22 * rad * math.sin(a))),
+                thick,
+                1,
+                -1,
+            )
+
+
+def painted_flower(
+    canvas: Canvas, style: SetStyle, box: tuple[float, float, float, float], k: int
+) -> None:
+    """A painted picture (roses or peonies on curved stems with almond leaves, now and then in a
+    basket) filling ``box``: one picture for the whole set when :func:`shares_one_picture`."""
+    r = np.random.default_rng([style.seed] if shares_one_picture(style) else [style.seed, k])
+    x1, y1, x2, y2 = box
+    W, H = round(x2 - x1) * _SS, round(y2 - y1) * _SS
+    leaves, fill, line = (np.zeros((H, W), np.float32) for _ in range(3))
+    base = (W * float(r.uniform(0.4, 0.6)), H - 1.0)
+    basket = r.random() < 0.25
+    if basket:  # a low basket or bowl the stems rise from
+        by = H * 0.85
+        cv2.ellipse(
+            line,
+            (round(W / 2), round(by)),
+            (round(W * 0.34), round(H * 0.12)),
+            0,
+            0,
+            180,
+            1,
+            max(2, W // 40),
+        )
+        cv2.line(
+            line, (round(W * 0.16), round(by)), (round(W * 0.84), round(by)), 1, max(2, W // 40)
+        )
+        base = (W / 2, by)
+    n_blooms = int(r.choice([1, 1, 2, 2, 3]))
+    stem_w = max(_SS, W // 36)
+    for i in range(n_blooms):
+        rad = W * float(r.uniform(0.17, 0.27)) * (1.0 if i == 0 else 0.7)
+        c = (W * float(r.uniform(0.3, 0.7)), H * float(r.uniform(0.2, 0.55)))
+        bend = W * float(r.uniform(-0.25, 0.25))
+        t = np.linspace(0.0, 1.0, 16)[:, None]
+        ctrl = np.array([(base[0] + c[0]) / 2 + bend, (base[1] + c[1]) / 2])
+        curve = (1 - t) ** 2 * np.array(base) + 2 * (1 - t) * t * ctrl + t**2 * np.array(c)
+        cv2.polylines(leaves, [curve.round().astype(np.int32)], False, 1, stem_w)
+        for _ in range(int(r.integers(1, 4))):
+            j = int(r.integers(4, 13))
+            side = 1.0 if r.random() < 0.5 else -1.0
+            angle = math.atan2(*(curve[j] - curve[j - 1])[::-1]) + side * float(r.uniform(0.6, 1.2))
+            _leaf(
+                leaves,
+                (float(curve[j][0]), float(curve[j][1])),
+                W * float(r.uniform(0.16, 0.28)),
+                angle,
+            )
+        _bloom(fill, line, c, rad, style.plant, r)
+    bloom_ink = (style.red, PINK, BLUE, CRIMSON)[int(r.integers(4))]
+    outline = style.red if r.random() < 0.6 else DARK_GREEN
+    canvas.lay(_down(leaves), style.stick, round(x1), round(y1))
+    canvas.lay(_down(fill) * float(r.uniform(0.35, 1.0)), bloom_ink, round(x1), round(y1))
+    canvas.lay(_down(line), outline, round(x1), round(y1))
 
 
 # -- faces -----------------------------------------------------------------------------------
@@ -876,15 +995,20 @@ def _bonus(canvas: Canvas, style: SetStyle, k: int) -> None:
     seat = k % 4
     ink = style.season_ink if season else style.flower_ink
     ch = SEASON_CHARS[seat] if season else (FLOWER_CHARS[seat] if seat != 1 else style.lan)
-    bw = x2 - x1
-    number_box = (x1, y1, x1 + 0.32 * bw, y1 + 0.3 * (y2 - y1))
+    bw, bh = x2 - x1, y2 - y1
+    painted = style.plant in PAINTED_PLANTS
+    # a painted picture takes most of the face: the number and the character shrink to corners
+    nw, nh, cx, ch_h = (0.24, 0.2, 0.66, 0.26) if painted else (0.32, 0.3, 0.55, 0.42)
+    number_box = (x1, y1, x1 + nw * bw, y1 + nh * bh)
+    char_box = (x1 + cx * bw, y1, x2, y1 + ch_h * bh)
+    number_ink = style.numeral_ink if painted and style.seed % 2 else ink
     if style.bonus_numbers == "arabic":
-        _text_in(canvas, style, "latin", str(seat + 1), ink, number_box)
+        _text_in(canvas, style, "latin", str(seat + 1), number_ink, number_box)
     elif style.bonus_numbers == "chinese":
-        _text_in(canvas, style, style.numeral_font, NUMERALS[seat], ink, number_box)
+        _text_in(canvas, style, style.numeral_font, NUMERALS[seat], number_ink, number_box)
     # the character down the right side, the plant beside it
-    _text_in(canvas, style, style.font, ch, ink, (x1 + 0.55 * bw, y1, x2, y1 + 0.42 * (y2 - y1)))
-    plant(canvas, style, (x1, y1 + 0.35 * (y2 - y1), x2, y2), k)
+    _text_in(canvas, style, style.font, ch, ink, char_box)
+    plant(canvas, style, (x1, y1 + (0.2 if painted else 0.35) * bh, x2, y2), k)
 
 
 def draw_face(style: SetStyle, cls: int, *, red: bool = False) -> np.ndarray:

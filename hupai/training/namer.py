@@ -229,7 +229,10 @@ def crop_paths(cfg: NamerConfig) -> dict[str, Path]:
     from hupai.datasets.clutter import CLUTTER_VERSION
 
     data = Path(cfg.data)
+    from hupai.datasets.synth.faces import FACES_VERSION
+
     tag = _scene_tag(cfg)
+    faces = f"-f{FACES_VERSION}"  # generated faces only: the other sets draw no such face
     return {
         "real-train": data / "real-train.npz",
         "real-val": data / "real-val.npz",
@@ -244,8 +247,8 @@ def crop_paths(cfg: NamerConfig) -> dict[str, Path]:
         "sheet-val": data / f"sheets-s{cfg.synth_seed + 1}-n300.npz",
         "kde-train": data / f"kde-s{cfg.synth_seed}-n{cfg.kde_scenes}.npz",
         "kde-val": data / f"kde-s{cfg.synth_seed + 1}-n100.npz",
-        "gen-train": data / f"gen-s{cfg.synth_seed}-n{cfg.gen_scenes}{tag}.npz",
-        "gen-val": data / f"gen-s{cfg.synth_seed + 1}-n100{tag}.npz",
+        "gen-train": data / f"gen-s{cfg.synth_seed}-n{cfg.gen_scenes}{faces}{tag}.npz",
+        "gen-val": data / f"gen-s{cfg.synth_seed + 1}-n100{faces}{tag}.npz",
     }
 
 

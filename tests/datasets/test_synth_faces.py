@@ -92,3 +92,32 @@ def test_a_scene_is_drawn_with_one_generated_set() -> None:
     scene = renderer.render(np.random.default_rng(4), 320)
     assert scene.info["art_set"] == f"gen-{faces.HELD_OUT_FAMILY}"
     assert scene.labels
+
+
+def _painted(seed: int, plant: str, shared: bool) -> faces.SetStyle:
+    """A style with a painted flower picture; ``shared``: one picture on all eight."""
+    style = faces.replace(_style(seed), plant=plant)
+    while faces.shares_one_picture(style) != shared:
+        style = faces.replace(style, seed=style.seed + 1)
+    return style
+
+
+def _picture(glyph: np.ndarray) -> np.ndarray:
+    """The part of a bonus face below its number and character."""
+    return glyph[int(0.3 * glyph.shape[0]) :]
+
+
+@pytest.mark.parametrize("plant", faces.PAINTED_PLANTS)
+def test_a_set_with_one_painted_picture_tells_its_bonus_tiles_apart_by_the_corners_only(
+    plant: str,
+) -> None:
+    style = _painted(5, plant, shared=True)
+    bonus = [faces.draw_face(style, cls) for cls in range(34, 42)]
+    assert all(np.array_equal(_picture(bonus[0]), _picture(g)) for g in bonus[1:])
+    assert len({g.tobytes() for g in bonus}) == 8
+
+
+def test_a_set_without_one_picture_paints_each_bonus_tile_its_own() -> None:
+    style = _painted(5, "rose", shared=False)
+    first, fifth = faces.draw_face(style, 34), faces.draw_face(style, 38)
+    assert not np.array_equal(_picture(first), _picture(fifth))
