@@ -41,15 +41,23 @@ from hupai.vision.detections import Detections  # noqa: E402
 from hupai.vision.namer import REJECT, softmax  # noqa: E402
 from hupai.vision.result import Reading  # noqa: E402
 
+#: The clutter cuts weighed beside the shipped :data:`BOX_CHECK_BELOW` (the finder's cut is 0.3:
+#: its boxes score from there).
+CLUTTER_CUTS = (0.3, 0.32, 0.35, 0.38, 0.42)
 #: (reading, the photo as kept) → confident under a variant
 Judge = Callable[[Reading, calibration.Recorded], bool]
 
 
-def _confident(reading: Reading, reject: bool = True, doubled: bool = True) -> bool:
+def _confident(
+    reading: Reading, reject: bool = True, doubled: bool = True, box_below: float | None = None
+) -> bool:
+    """``confident`` with the clutter signal (``reject``: the namer's part of it; ``box_below``:
+    its cut, default :data:`BOX_CHECK_BELOW`) and the doubled signal on or off."""
     frame = reading.extra["frame"]
     det = Detections(frame["xyxy"], reading.detections.confidence, reading.detections.class_id)
-    saved = checks.DOUBLED_ABOVE
+    saved = checks.DOUBLED_ABOVE, checks.BOX_CHECK_BELOW
     checks.DOUBLED_ABOVE = DOUBLED_ABOVE if doubled else 1.0
+    checks.BOX_CHECK_BELOW = BOX_CHECK_BELOW if box_below is None else box_below
     try:
         check = checks.tiles_to_check(
             det,
@@ -59,7 +67,7 @@ def _confident(reading: Reading, reject: bool = True, doubled: bool = True) -> b
             frame["reject"] if reject else None,
         )
     finally:
-        checks.DOUBLED_ABOVE = saved
+        checks.DOUBLED_ABOVE, checks.BOX_CHECK_BELOW = saved
     return checks.is_confident(det, reading.warnings, check)
 
 
@@ -100,6 +108,10 @@ def measure(recorded: list[calibration.Recorded], temperature: float, check_belo
         "without clutter (box alone)": lambda r, _: _confident(r, reject=False),
         "without doubled": lambda r, _: _confident(r, doubled=False),
         "without both": lambda r, _: _confident(r, reject=False, doubled=False),
+        **{
+            f"clutter under {cut:g}": (lambda c: lambda r, _: _confident(r, box_below=c))(cut)
+            for cut in CLUTTER_CUTS
+        },
         "+ views disagree": lambda r, rec: _confident(r) and _views_agree(r, rec, temperature),
         "+ views name differently": lambda r, rec: (
             _confident(r) and _views_name_alike(r, rec, temperature)
