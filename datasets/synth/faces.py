@@ -830,18 +830,13 @@ def shares_one_picture(style: SetStyle) -> bool:
 
 def _leaf(m: np.ndarray, at: tuple[float, float], length: float, angle: float) -> None:
     """An almond-shaped leaf from ``at`` along ``angle`` (radians), supersampled pixels."""
-    t = np.linspace(0.0, 1.0, 12)
-    half = 0.22 * length * np.sin(np.pi * t)
-    along = t * length
-    ca, sa = math.cos(angle), math.sin(angle)
-    side_a = [
-        (at[0] + a * ca - h * sa, at[1] + a * sa + h * ca) for a, h in zip(along, half, strict=True)
-    ]
-    side_b = [
-        (at[0] + a * ca + h * sa, at[1] + a * sa - h * ca) for a, h in zip(along, half, strict=True)
-    ]
-    pts = np.array(side_a + side_b[::-1], np.float32).round().astype(np.int32)
-    cv2.fillPoly(m, [pts], 1)
+    t = np.linspace(0.0, 1.0, 12)[:, None]
+    along = np.array([math.cos(angle), math.sin(angle)])
+    across = np.array([-along[1], along[0]])
+    spine = np.array(at) + t * length * along
+    half = 0.22 * length * np.sin(np.pi * t) * across  # the leaf's half-width each side
+    pts = np.vstack([spine + half, (spine - half)[::-1]]).astype(np.float32)
+    cv2.fillPoly(m, [pts.round().astype(np.int32)], 1)
 
 
 def _bloom(
@@ -1001,6 +996,7 @@ def _bonus(canvas: Canvas, style: SetStyle, k: int) -> None:
     nw, nh, cx, ch_h = (0.24, 0.2, 0.66, 0.26) if painted else (0.32, 0.3, 0.55, 0.42)
     number_box = (x1, y1, x1 + nw * bw, y1 + nh * bh)
     char_box = (x1 + cx * bw, y1, x2, y1 + ch_h * bh)
+    # half the painted sets ink the number like the suits' numerals, apart from the character
     number_ink = style.numeral_ink if painted and style.seed % 2 else ink
     if style.bonus_numbers == "arabic":
         _text_in(canvas, style, "latin", str(seat + 1), number_ink, number_box)

@@ -227,10 +227,9 @@ def crop_paths(cfg: NamerConfig) -> dict[str, Path]:
     which carries what made it (seeds, counts, the render and clutter versions, the scene mix,
     photo tables)."""
     from hupai.datasets.clutter import CLUTTER_VERSION
-
-    data = Path(cfg.data)
     from hupai.datasets.synth.faces import FACES_VERSION
 
+    data = Path(cfg.data)
     tag = _scene_tag(cfg)
     faces = f"-f{FACES_VERSION}"  # generated faces only: the other sets draw no such face
     return {
