@@ -304,10 +304,16 @@ def run_crops(
              for im in images]
         )  # fmt: skip
 
+    def closer(side: int, margin: float, rows: NDArray[np.int64]) -> NDArray[np.uint8]:
+        return np.stack(
+            [crop_box(images[r], np.array([0.0, 0.0, images[r].shape[1], images[r].shape[0]]),
+                      side, margin) for r in rows]
+        )  # fmt: skip
+
     crops = {margin: cut(margin) for margin in the_namer.manifest.views} if images else {}
     began = time.perf_counter()  # naming only, as the reader's namer time
     names = (
-        the_namer.name_views(lambda m, rows: crops[m] if rows is None else crops[m][rows])
+        the_namer.name_views(lambda m, rows: crops[m] if rows is None else crops[m][rows], closer)
         if images
         else None
     )

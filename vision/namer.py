@@ -54,6 +54,10 @@ Image = NDArray[np.uint8]
 #: Crops of a photo's boxes at a view margin: ``cut(margin, rows)``, ``rows`` the boxes to
 #: cut (indices), None for every box.
 ViewCut = Callable[[float, NDArray[np.int64] | None], NDArray[np.uint8]]
+#: Crops of some of a photo's boxes at another input size: ``closer(size, margin, rows)``.
+CloserCut = Callable[[int, float, NDArray[np.int64]], NDArray[np.uint8]]
+#: hupai's flowers and seasons (1f-8f): what a bonus reader names.
+BONUS = np.arange(CLASS_NAMES.index("1f"), CLASS_NAMES.index("8f") + 1)
 
 
 class NamerError(ValueError):
@@ -88,6 +92,10 @@ class NamerManifest:
     #: :data:`hupai.vision.checks.CHECK_BELOW`)
     temperature: float = 1.0
     check_below: float | None = None
+    #: a bonus reader (its file beside this one): a namer that looks closer, at its own
+    #: input size, at the boxes this one names a flower or a season, and says which of the
+    #: eight it is (:func:`with_bonus_names`); None: this namer's word alone
+    bonus: str | None = None
 
     @property
     def views(self) -> tuple[float, ...]:
@@ -118,6 +126,7 @@ class NamerManifest:
                 more_views_below=_optional_float(pre.get("more_views_below")),
                 temperature=float(data.get("calibration", {}).get("temperature", 1.0)),
                 check_below=_optional_float(data.get("calibration", {}).get("check_below")),
+                bonus=str(data["bonus"]["file"]) if data.get("bonus") else None,
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise NamerError(f"{source}: not a hupai namer manifest ({exc!r})") from None
@@ -409,6 +418,12 @@ class Namer:
                     "is not between 0 and 1"
                 )
             self.blend = self._partner(file, "blended namer", threads)
+        self.bonus: Namer | None = None
+        if self.manifest.bonus is not None:
+            bonus = find_namer(self.path.parent / self.manifest.bonus)
+            if load_namer_manifest(bonus).bonus is not None:  # (before it loads: no loop)
+                raise NamerError(f"{bonus}: a bonus reader names a bonus reader")
+            self.bonus = Namer(bonus, threads=threads)
 
     def _partner(self, file: str, role: str, threads: int | None) -> Namer:
         """A second namer named in the manifest (beside this one): it must cut the same crops."""
@@ -463,22 +478,30 @@ class Namer:
             boxes = xyxy if rows is None else xyxy[rows]
             return crop_tiles(image, boxes, m.input_size, margin, to_image)
 
-        return self.name_views(cut)
+        def closer(size: int, margin: float, rows: NDArray[np.int64]) -> NDArray[np.uint8]:
+            return crop_tiles(image, xyxy[rows], size, margin, to_image)
 
-    def name_views(self, cut: ViewCut) -> Names:
+        return self.name_views(cut, closer)
+
+    def name_views(self, cut: ViewCut, closer: CloserCut | None = None) -> Names:
         """Name the crops ``cut(margin, rows)`` gives at each of the manifest's view margins
         (``rows``: the boxes to cut, None for all), the probabilities averaged — the views
         after the first only for the boxes the first view doubts, where the manifest says
-        ``more_views_below``."""
+        ``more_views_below``; then, where the manifest names a bonus reader, the boxes named
+        a flower or a season looked at again in the crops ``closer`` cuts."""
         views = self.manifest.views
         first = self.name_crops(cut(views[0], None)).probs
-        return Names(
-            with_more_views(
-                first,
-                lambda rows: [self.name_crops(cut(m, rows)).probs for m in views[1:]],
-                self.manifest.more_views_below,
-            )
+        probs = with_more_views(
+            first,
+            lambda rows: [self.name_crops(cut(m, rows)).probs for m in views[1:]],
+            self.manifest.more_views_below,
         )
+        rows = np.nonzero(np.isin(probs.argmax(axis=1), BONUS))[0]
+        if self.bonus is not None and closer is not None and len(rows):
+            b = self.bonus
+            closer_look = b.name_crops(closer(b.input_size, b.manifest.margin, rows)).probs
+            probs = with_bonus_names(probs, rows, closer_look)
+        return Names(probs)
 
     def view_logits(
         self,
@@ -520,6 +543,27 @@ def names_of_views(
             more_views_below,
         )
     )
+
+
+def with_bonus_names(
+    probs: NDArray[np.float64], rows: NDArray[np.int64], closer: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """The namer's probability that each box of ``rows`` is a flower or a season, shared out
+    over the eight as the bonus reader's names ``closer`` (a row each of ``rows``) share
+    theirs: whether it is a bonus tile stays the namer's word, which one the closer look's.
+
+    >>> p = np.zeros((1, 44)); p[0, 41], p[0, 0] = 0.9, 0.1  # 8f, or perhaps 1m
+    >>> q = np.zeros((1, 44)); q[0, 38], q[0, 41], q[0, 5] = 0.6, 0.2, 0.2  # 5f, 8f, (6m)
+    >>> out = with_bonus_names(p, np.array([0]), q)
+    >>> [(NAMER_CLASSES[i], round(float(out[0, i]), 3)) for i in np.nonzero(out[0])[0]]
+    [('1m', 0.1), ('5f', 0.675), ('8f', 0.225)]
+    """
+    share = closer[:, BONUS]
+    share = share / np.maximum(share.sum(axis=1, keepdims=True), 1e-12)
+    out = probs.copy()
+    mass = out[np.ix_(rows, BONUS)].sum(axis=1, keepdims=True)
+    out[np.ix_(rows, BONUS)] = mass * share
+    return out
 
 
 def with_more_views(

@@ -4,7 +4,8 @@ Finder (see hupai/training/finder.py): ``run`` one training stage from a YAML or
 (``--single-cls`` for the class-agnostic finder), ``resume`` a stopped run, ``rebuild``
 trainable weights from one of hupai's own ONNX exports, ``export`` weights to ONNX +
 manifest. Namer (see hupai/training/namer.py): ``namer`` runs (or resumes) every stage,
-``namer-export`` writes its ONNX + manifest. Both exports end int8 (``quantize``, also a
+``namer-export`` writes its ONNX + manifest; ``bonus`` and ``bonus-export`` the same for the
+bonus reader (hupai/training/bonus.py). The exports end int8 (``quantize``, also a
 stage of its own: hupai/training/quantize.py) unless ``--no-int8``.
 """
 
@@ -143,6 +144,37 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     distill.add_argument("--val-limit", type=int, default=0, help="val crops per set (0: all)")
     distill.add_argument("--threads", type=int, default=2)
     distill.set_defaults(handler=_distill)
+
+    bonus = stages.add_parser(
+        "bonus",
+        help="train (or resume) the bonus reader: which flower or season, from a closer look",
+    )
+    bonus.add_argument("--name", default="bonus-v1", help="run folder under --project")
+    bonus.add_argument("--project", default="runs")
+    bonus.add_argument("--data", default="data/bonus", help="where its crop sets go")
+    bonus.add_argument("--real", default="data/real", help="imported real photos")
+    bonus.add_argument("--styles", type=int, default=1200, help="procedural set styles drawn")
+    bonus.add_argument(
+        "--val-styles", type=int, default=120, help="styles of the held-out family (selection)"
+    )
+    bonus.add_argument("--art-variants", type=int, default=40, help="tiles per art bonus face")
+    bonus.add_argument("--epochs", type=int, default=8)
+    bonus.add_argument("--epoch-crops", type=int, default=6000)
+    bonus.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
+    bonus.add_argument("--threads", type=int, default=2)
+    bonus.set_defaults(handler=_bonus)
+
+    bonus_export = stages.add_parser(
+        "bonus-export",
+        help="export the bonus reader to ONNX + manifest (name it in the namer's manifest: "
+        '"bonus": {"file": …})',
+    )
+    bonus_export.add_argument("weights", type=Path)
+    bonus_export.add_argument("--out", type=Path, default=Path("runs/hupai-bonus.onnx"))
+    bonus_export.add_argument("--version", default="dev")
+    bonus_export.add_argument("--command", default="", help="training command")
+    _quantize_options(bonus_export)
+    bonus_export.set_defaults(handler=_bonus_export)
 
     namer_export = stages.add_parser("namer-export", help="export the namer to ONNX + manifest")
     namer_export.add_argument("weights", type=Path)
@@ -518,6 +550,48 @@ def _distill(args: argparse.Namespace) -> int:
         print(f"best weights: {run(config)}")
     except (FileNotFoundError, NamerError) as exc:
         raise UserError(str(exc)) from None
+    return 0
+
+
+def _bonus(args: argparse.Namespace) -> int:
+    _need_torch()
+    from hupai.training.bonus import BonusConfig, run
+    from hupai.vision.namer import NamerError
+
+    config = BonusConfig(
+        name=args.name,
+        project=args.project,
+        data=args.data,
+        real=args.real,
+        styles=args.styles,
+        val_styles=args.val_styles,
+        art_variants=args.art_variants,
+        epochs=args.epochs,
+        epoch_crops=args.epoch_crops,
+        lr=args.lr,
+        threads=args.threads,
+    )
+    try:
+        print(f"best weights: {run(config)}")
+    except (FileNotFoundError, NamerError) as exc:
+        raise UserError(str(exc)) from None
+    return 0
+
+
+def _bonus_export(args: argparse.Namespace) -> int:
+    _need_torch()
+    from hupai.training.bonus import export
+
+    if not args.weights.is_file():
+        raise UserError(f"{args.weights}: no such weights file")
+    out = export(
+        args.weights,
+        args.out,
+        version=args.version,
+        command=args.command,
+        int8_calib=_int8_calib(args),
+    )
+    print(f"wrote {out} and {out.with_suffix('.json')}")
     return 0
 
 

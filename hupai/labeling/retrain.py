@@ -505,9 +505,10 @@ def export_folder(
     manifest = json.loads(new_namer.with_suffix(".json").read_text())
     base_manifest = json.loads(namer.with_suffix(".json").read_text())
     manifest["retrained_from"] = {"file": namer.name, "version": base_manifest.get("version")}
-    for partner in ("gate", "blend"):
-        # the gate (only "not a tile") and the blend (many sets' faces, the hard cases) carry
-        # over unchanged: the corrections teach the namer itself
+    for partner in ("gate", "blend", "bonus"):
+        # the gate (only "not a tile"), the blend (many sets' faces, the hard cases) and the
+        # bonus reader (flowers and seasons, closer) carry over unchanged: the corrections
+        # teach the namer itself
         named = base_manifest.get(partner)
         if named:
             _copy_model(namer.parent / named["file"], out)

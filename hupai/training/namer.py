@@ -120,8 +120,9 @@ def crop_affine(
     shift: tuple[float, float] = (0.0, 0.0),
     scale_xy: tuple[float, float] = (1.0, 1.0),
     angle: float = 0.0,
+    store: int = STORE_SIZE,
 ) -> NDArray[np.float64]:
-    """The 2×3 affine from a stored crop (:data:`STORE_SIZE`, margin :data:`STORE_MARGIN`)
+    """The 2×3 affine from a stored crop (``store`` px, margin :data:`STORE_MARGIN`)
     to a ``size`` input with ``margin`` around the box, shifted by ``shift`` box units,
     stretched by ``scale_xy`` and turned by ``angle`` degrees about the centre.
 
@@ -132,8 +133,8 @@ def crop_affine(
     >>> round(float(m[0, 0] * box_px * (1 + 2 * CROP_MARGIN)), 6)
     64.0
     """
-    box = STORE_SIZE / (1 + 2 * STORE_MARGIN)  # stored px per box unit
-    c = STORE_SIZE / 2 + np.array(shift) * box
+    box = store / (1 + 2 * STORE_MARGIN)  # stored px per box unit
+    c = store / 2 + np.array(shift) * box
     half = (0.5 + margin) * box
     t = math.radians(angle)
     rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
@@ -165,6 +166,7 @@ def augment(rng: np.random.Generator, stored: NDArray[np.uint8], size: int) -> N
         shift=(float(rng.normal(0, 0.04)), float(rng.normal(0, 0.04))),
         scale_xy=(s * float(np.exp(rng.normal(0, 0.05))), s),
         angle=angle,
+        store=stored.shape[0],
     )
     img = cv2.warpAffine(
         stored, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT
@@ -204,7 +206,7 @@ def centre_inputs(stored: NDArray[np.uint8], size: int) -> NDArray[np.uint8]:
     """Stored crops → the runtime's inputs (margin :data:`CROP_MARGIN`, no jitter)."""
     import cv2
 
-    m = crop_affine(size, CROP_MARGIN)
+    m = crop_affine(size, CROP_MARGIN, store=stored.shape[1] if stored.ndim == 4 else STORE_SIZE)
     return (
         np.stack(
             [

@@ -27,7 +27,7 @@ def copied_models(folder: Path) -> Path:
         for path in (onnx, onnx.with_suffix(".json")):
             shutil.copy(path, folder / path.name)
     manifest = json.loads(namer.with_suffix(".json").read_text())
-    for partner in filter(None, (manifest.get("gate"), manifest.get("blend"))):
+    for partner in filter(None, (manifest.get(k) for k in ("gate", "blend", "bonus"))):
         onnx = SHIPPED_MODELS / partner["file"]
         for path in (onnx, onnx.with_suffix(".json")):
             shutil.copy(path, folder / path.name)

@@ -144,6 +144,52 @@ def test_a_blend_cutting_other_crops_is_named(tmp_path: Path) -> None:
         Namer(main)
 
 
+def _with_bonus(tmp_path: Path, main: dict[str, float], closer: dict[str, float]) -> Path:
+    """A fake namer (``main``: name → red level) naming a bonus reader (``closer``) that cuts
+    48-px crops, beside it."""
+    (tmp_path / "b").mkdir()
+    bonus = fake_namer(tmp_path / "b", {class_by_name(k): v for k, v in closer.items()}, size=48)
+    for path in (bonus, bonus.with_suffix(".json")):
+        path.rename(tmp_path / f"bonus{path.suffix}")
+    namer = fake_namer(tmp_path, {class_by_name(k): v for k, v in main.items()})
+    manifest = json.loads(namer.with_suffix(".json").read_text())
+    manifest["bonus"] = {"file": "bonus.onnx"}
+    namer.with_suffix(".json").write_text(json.dumps(manifest))
+    return namer
+
+
+def _name_one(namer: Path, red: int) -> np.ndarray:
+    img = np.full((100, 100, 3), (30, 30, red), np.uint8)
+    return Namer(namer).name(img, np.array([[20, 20, 60, 70.0]])).probs[0]
+
+
+def test_a_bonus_reader_says_which_flower_or_season_the_namer_saw(tmp_path: Path) -> None:
+    namer = _with_bonus(tmp_path, {"8f": 40.0, "1m": 200.0}, {"5f": 40.0, "8f": 120.0})
+    probs = _name_one(namer, 40)
+    assert NAMER_CLASSES[int(probs.argmax())] == "5f"
+    assert probs.sum() == pytest.approx(1.0)
+
+
+def test_a_bonus_reader_does_not_look_at_a_suit_tile(tmp_path: Path) -> None:
+    namer = _with_bonus(tmp_path, {"1m": 40.0, "8f": 200.0}, {"5f": 40.0})
+    assert NAMER_CLASSES[int(_name_one(namer, 40).argmax())] == "1m"
+
+
+def test_a_bonus_reader_only_shares_out_the_namers_bonus_names(tmp_path: Path) -> None:
+    """Its own word for a suit (it never trained on suits) is never read."""
+    namer = _with_bonus(tmp_path, {"8f": 40.0}, {"2m": 40.0, "6f": 60.0})
+    assert NAMER_CLASSES[int(_name_one(namer, 40).argmax())] == "6f"
+
+
+def test_a_bonus_reader_with_a_bonus_reader_of_its_own_is_refused(tmp_path: Path) -> None:
+    namer = _with_bonus(tmp_path, {"8f": 40.0}, {"5f": 40.0})
+    manifest = json.loads((tmp_path / "bonus.json").read_text())
+    manifest["bonus"] = {"file": "bonus.onnx"}
+    (tmp_path / "bonus.json").write_text(json.dumps(manifest))
+    with pytest.raises(NamerError, match="a bonus reader names a bonus reader"):
+        Namer(namer)
+
+
 def _with_views(tmp_path: Path, margins: list[float], below: float | None = None) -> Path:
     namer = fake_namer(tmp_path, {class_by_name("1m"): 40.0, class_by_name("5p"): 160.0})
     manifest = json.loads(namer.with_suffix(".json").read_text())

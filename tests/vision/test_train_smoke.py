@@ -139,3 +139,45 @@ def test_the_exported_namer_computes_what_torch_computes(namer_exported: Path) -
     expected = predict(model, crops)
     got = Namer(namer_exported).name_crops(crops).probs
     assert np.abs(expected - got).max() < 2e-3  # float16-stored weights
+
+
+# -- the bonus reader: a tiny run, exported, named by a namer as its bonus reader ------------
+
+
+@pytest.fixture(scope="module")
+def bonus_exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("efficientnet_lite_pytorch")
+    root = tmp_path_factory.mktemp("bonus")
+    fixture = Path(__file__).parents[1] / "datasets" / "fixtures" / "roboflow-mini"
+    real = root / "real"
+    assert main(["data", "import-roboflow", str(fixture), "--out", str(real)]) == 0
+    runs = root / "runs"
+    args = ["train", "bonus", "--name", "smoke", "--project", str(runs)]
+    args += ["--data", str(root / "crops"), "--real", str(real), "--styles", "2"]
+    args += ["--val-styles", "1", "--art-variants", "1", "--epochs", "1", "--epoch-crops", "48"]
+    assert main(args) == 0
+    best = runs / "smoke" / "weights" / "best.pt"
+    out = root / "models" / "bonus.onnx"
+    assert main(["train", "bonus-export", str(best), "--out", str(out), "--no-int8"]) == 0
+    return out
+
+
+def test_a_namer_reads_flowers_with_the_exported_bonus_reader(bonus_exported: Path) -> None:
+    import json
+    import shutil
+
+    from hupai.vision.detector import shipped_file
+    from hupai.vision.namer import NAMER_CLASSES, Namer
+
+    namer = shipped_file("namer")
+    assert namer is not None
+    folder = bonus_exported.parent
+    shutil.copy(namer, folder / namer.name)
+    manifest = json.loads(namer.with_suffix(".json").read_text())
+    manifest["bonus"] = {"file": bonus_exported.name}
+    (folder / namer.name).with_suffix(".json").write_text(json.dumps(manifest))
+    loaded = Namer(folder / namer.name)
+    assert loaded.bonus is not None and loaded.bonus.input_size == 128
+    names = loaded.name(np.full((200, 300, 3), 128, np.uint8), np.array([[10, 10, 60, 80.0]]))
+    assert names.probs.shape == (1, len(NAMER_CLASSES))
+    assert np.isclose(names.probs.sum(), 1.0)
