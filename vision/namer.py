@@ -94,8 +94,10 @@ class NamerManifest:
     check_below: float | None = None
     #: a bonus reader (its file beside this one): a namer that looks closer, at its own
     #: input size, at the boxes this one names a flower or a season, and says which of the
-    #: eight it is (:func:`with_bonus_names`); None: this namer's word alone
+    #: eight it is (:func:`with_bonus_names`, its names times this namer's own to the power
+    #: ``bonus_namer_weight``); None: this namer's word alone
     bonus: str | None = None
+    bonus_namer_weight: float = 0.0
 
     @property
     def views(self) -> tuple[float, ...]:
@@ -127,6 +129,7 @@ class NamerManifest:
                 temperature=float(data.get("calibration", {}).get("temperature", 1.0)),
                 check_below=_optional_float(data.get("calibration", {}).get("check_below")),
                 bonus=str(data["bonus"]["file"]) if data.get("bonus") else None,
+                bonus_namer_weight=float((data.get("bonus") or {}).get("namer_weight", 0.0)),
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise NamerError(f"{source}: not a hupai namer manifest ({exc!r})") from None
@@ -143,6 +146,10 @@ class NamerManifest:
         if not 0.05 <= manifest.temperature <= 20.0:
             raise NamerError(
                 f"{source}: calibration temperature {manifest.temperature} is not in [0.05, 20]"
+            )
+        if not 0.0 <= manifest.bonus_namer_weight <= 4.0:
+            raise NamerError(
+                f"{source}: bonus namer_weight {manifest.bonus_namer_weight} is not in [0, 4]"
             )
         if manifest.check_below is not None and not 0.0 < manifest.check_below <= 1.0:
             raise NamerError(
@@ -500,7 +507,7 @@ class Namer:
         if self.bonus is not None and closer is not None and len(rows):
             b = self.bonus
             closer_look = b.name_crops(closer(b.input_size, b.manifest.margin, rows)).probs
-            probs = with_bonus_names(probs, rows, closer_look)
+            probs = with_bonus_names(probs, rows, closer_look, self.manifest.bonus_namer_weight)
         return Names(probs)
 
     def view_logits(
@@ -546,23 +553,31 @@ def names_of_views(
 
 
 def with_bonus_names(
-    probs: NDArray[np.float64], rows: NDArray[np.int64], closer: NDArray[np.float64]
+    probs: NDArray[np.float64],
+    rows: NDArray[np.int64],
+    closer: NDArray[np.float64],
+    namer_weight: float = 0.0,
 ) -> NDArray[np.float64]:
     """The namer's probability that each box of ``rows`` is a flower or a season, shared out
-    over the eight as the bonus reader's names ``closer`` (a row each of ``rows``) share
-    theirs: whether it is a bonus tile stays the namer's word, which one the closer look's.
+    over the eight as the bonus reader's names ``closer`` (a row each of ``rows``) say —
+    times the namer's own bonus names to the power ``namer_weight`` (0: the closer look
+    alone; 1: the two as equal experts, the product renormalised). Whether it is a bonus tile
+    stays the namer's word.
 
-    >>> p = np.zeros((1, 44)); p[0, 41], p[0, 0] = 0.9, 0.1  # 8f, or perhaps 1m
+    >>> p = np.zeros((1, 44)); p[0, 41], p[0, 38], p[0, 0] = 0.6, 0.3, 0.1  # 8f, 5f, 1m
     >>> q = np.zeros((1, 44)); q[0, 38], q[0, 41], q[0, 5] = 0.6, 0.2, 0.2  # 5f, 8f, (6m)
-    >>> out = with_bonus_names(p, np.array([0]), q)
-    >>> [(NAMER_CLASSES[i], round(float(out[0, i]), 3)) for i in np.nonzero(out[0])[0]]
+    >>> def named(out): return [(NAMER_CLASSES[i], round(float(out[0, i]), 3))
+    ...                         for i in np.nonzero(out[0])[0]]
+    >>> named(with_bonus_names(p, np.array([0]), q))
     [('1m', 0.1), ('5f', 0.675), ('8f', 0.225)]
+    >>> named(with_bonus_names(p, np.array([0]), q, namer_weight=1.0))
+    [('1m', 0.1), ('5f', 0.54), ('8f', 0.36)]
     """
-    share = closer[:, BONUS]
-    share = share / np.maximum(share.sum(axis=1, keepdims=True), 1e-12)
+    own = probs[np.ix_(rows, BONUS)]
+    share = closer[:, BONUS] * (own**namer_weight if namer_weight else 1.0)
+    share = share / np.maximum(share.sum(axis=1, keepdims=True), 1e-300)
     out = probs.copy()
-    mass = out[np.ix_(rows, BONUS)].sum(axis=1, keepdims=True)
-    out[np.ix_(rows, BONUS)] = mass * share
+    out[np.ix_(rows, BONUS)] = own.sum(axis=1, keepdims=True) * share
     return out
 
 

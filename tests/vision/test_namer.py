@@ -181,6 +181,15 @@ def test_a_bonus_reader_only_shares_out_the_namers_bonus_names(tmp_path: Path) -
     assert NAMER_CLASSES[int(_name_one(namer, 40).argmax())] == "6f"
 
 
+def test_a_bonus_namer_weight_out_of_range_is_named(tmp_path: Path) -> None:
+    namer = _with_bonus(tmp_path, {"8f": 40.0}, {"5f": 40.0})
+    manifest = json.loads(namer.with_suffix(".json").read_text())
+    manifest["bonus"]["namer_weight"] = -1
+    namer.with_suffix(".json").write_text(json.dumps(manifest))
+    with pytest.raises(NamerError, match=r"bonus namer_weight -1\.0 is not in \[0, 4\]"):
+        Namer(namer)
+
+
 def test_a_bonus_reader_with_a_bonus_reader_of_its_own_is_refused(tmp_path: Path) -> None:
     namer = _with_bonus(tmp_path, {"8f": 40.0}, {"5f": 40.0})
     manifest = json.loads((tmp_path / "bonus.json").read_text())
