@@ -45,7 +45,7 @@ from numpy.typing import NDArray
 
 from hupai.vision.detections import Detections
 from hupai.vision.metrics import match_pairs
-from hupai.vision.namer import REJECT, Namer, names_of_views
+from hupai.vision.namer import REJECT, Namer, names_of_views, with_closer_look
 from hupai.vision.reading import (
     FoundTiles,
     find_tiles,
@@ -87,6 +87,10 @@ class Recorded:
     more_views_below: float | None = None
     #: the namer's look at the rows' rooms for a tile (gaps are judged as the product does)
     look: RoomLook | None = None
+    #: the bonus reader's names of every box (None: the namer has none) and the weight of the
+    #: namer's own bonus names beside them (:func:`hupai.vision.namer.with_closer_look`)
+    closer: NDArray[np.float64] | None = None
+    bonus_namer_weight: float = 0.0
 
 
 def record(
@@ -114,9 +118,13 @@ def record(
         found = find_tiles(detector, image, finder=True)
         views = namer.view_logits(image, found.det.xyxy, found.to_image)
         look = room_look(namer, image, found.to_image)
-        kept.update(image=image, found=found, views=views, look=look)
+        closer = namer.closer_look(image, found.det.xyxy, found.to_image)
+        kept.update(image=image, found=found, views=views, look=look, closer=closer)
         m = namer.manifest
-        return _named(image, found, views, m.temperature, 0.0, "<photo>", m.more_views_below, look)
+        return _named(
+            image, found, views, m.temperature, 0.0, "<photo>", m.more_views_below, look,
+            (closer, m.bonus_namer_weight),
+        )  # fmt: skip
 
     for k, sample in enumerate(samples):
         _, reading = read_photo_file(sample.image, read)
@@ -132,6 +140,8 @@ def record(
                 truth,
                 namer.manifest.more_views_below,
                 kept["look"],
+                kept["closer"],
+                namer.manifest.bonus_namer_weight,
             )
         )
         if progress and ((k + 1) % 50 == 0 or k + 1 == len(samples)):
@@ -148,8 +158,9 @@ def _named(
     source: str,
     more_views_below: float | None = None,
     look: RoomLook | None = None,
+    closer: tuple[NDArray[np.float64] | None, float] = (None, 0.0),
 ) -> Reading:
-    probs = names_of_views(views, temperature, more_views_below).probs
+    probs = with_closer_look(names_of_views(views, temperature, more_views_below).probs, *closer)
     named = tiles_of_names(probs, found.det, check_below)
     return read_found(image, found, named, source=source, look=look)
 
@@ -167,6 +178,7 @@ def replay(rec: Recorded, temperature: float, check_below: float = 0.0) -> Readi
         rec.source,
         rec.more_views_below,
         rec.look,
+        (rec.closer, rec.bonus_namer_weight),
     )
     return in_photo_pixels(reading, rec.size)
 

@@ -503,12 +503,33 @@ class Namer:
             lambda rows: [self.name_crops(cut(m, rows)).probs for m in views[1:]],
             self.manifest.more_views_below,
         )
-        rows = np.nonzero(np.isin(probs.argmax(axis=1), BONUS))[0]
-        if self.bonus is not None and closer is not None and len(rows):
-            b = self.bonus
-            closer_look = b.name_crops(closer(b.input_size, b.manifest.margin, rows)).probs
-            probs = with_bonus_names(probs, rows, closer_look, self.manifest.bonus_namer_weight)
-        return Names(probs)
+        return Names(probs if closer is None else self.looked_closer(probs, closer))
+
+    def looked_closer(self, probs: NDArray[np.float64], closer: CloserCut) -> NDArray[np.float64]:
+        """``probs`` with the boxes they name a flower or a season looked at again by the
+        bonus reader, in the crops ``closer`` cuts (as they are where there is none)."""
+        rows = bonus_rows(probs)
+        if self.bonus is None or not len(rows):
+            return probs
+        b = self.bonus
+        look = b.name_crops(closer(b.input_size, b.manifest.margin, rows)).probs
+        return with_bonus_names(probs, rows, look, self.manifest.bonus_namer_weight)
+
+    def closer_look(
+        self,
+        image: Image,
+        xyxy: NDArray[np.float64],
+        to_image: NDArray[np.float64] | None = None,
+    ) -> NDArray[np.float64] | None:
+        """The bonus reader's names of every box (None without one): what :meth:`name` takes
+        for the boxes named a flower or a season, kept to name them again at another
+        temperature (``hupai train calibrate``; :func:`with_closer_look`)."""
+        if self.bonus is None:
+            return None
+        b = self.bonus
+        return b.name_crops(
+            crop_tiles(image, xyxy, b.input_size, b.manifest.margin, to_image)
+        ).probs
 
     def view_logits(
         self,
@@ -550,6 +571,22 @@ def names_of_views(
             more_views_below,
         )
     )
+
+
+def bonus_rows(probs: NDArray[np.float64]) -> NDArray[np.int64]:
+    """The boxes whose best name is a flower or a season."""
+    return np.nonzero(np.isin(probs.argmax(axis=1), BONUS))[0]
+
+
+def with_closer_look(
+    probs: NDArray[np.float64], closer: NDArray[np.float64] | None, namer_weight: float = 0.0
+) -> NDArray[np.float64]:
+    """``probs`` with the bonus reader's names ``closer`` (every box's, or None: none) taken
+    for the boxes named a flower or a season — as :meth:`Namer.looked_closer` takes them."""
+    rows = bonus_rows(probs)
+    if closer is None or not len(rows):
+        return probs
+    return with_bonus_names(probs, rows, closer[rows], namer_weight)
 
 
 def with_bonus_names(

@@ -181,6 +181,24 @@ def test_a_bonus_reader_only_shares_out_the_namers_bonus_names(tmp_path: Path) -
     assert NAMER_CLASSES[int(_name_one(namer, 40).argmax())] == "6f"
 
 
+def test_a_kept_closer_look_names_again_as_the_reader_names(tmp_path: Path) -> None:
+    """Calibration names boxes again from kept logits and the kept closer look: the same
+    names as the reader's own, bonus tiles included."""
+    from hupai.vision.namer import names_of_views, with_closer_look
+
+    namer = Namer(_with_bonus(tmp_path, {"8f": 40.0, "1m": 120.0}, {"5f": 40.0, "6f": 120.0}))
+    img = np.full((100, 200, 3), (30, 30, 40), np.uint8)
+    img[:, 100:] = (30, 30, 120)
+    boxes = np.array([[20, 20, 60, 70.0], [120, 20, 160, 70.0]])
+    read = namer.name(img, boxes).probs
+    views = namer.view_logits(img, boxes)
+    again = with_closer_look(
+        names_of_views(views, namer.manifest.temperature).probs, namer.closer_look(img, boxes)
+    )
+    np.testing.assert_allclose(again, read, atol=1e-9)
+    assert [NAMER_CLASSES[i] for i in read.argmax(axis=1)] == ["5f", "1m"]
+
+
 def test_a_bonus_namer_weight_out_of_range_is_named(tmp_path: Path) -> None:
     namer = _with_bonus(tmp_path, {"8f": 40.0}, {"5f": 40.0})
     manifest = json.loads(namer.with_suffix(".json").read_text())
