@@ -476,19 +476,22 @@ class Namer:
         image: Image,
         xyxy: NDArray[np.float64],
         to_image: NDArray[np.float64] | None = None,
+        *,
+        closer: bool = True,
     ) -> Names:
         """Name every box of a BGR photo (``xyxy`` in the photo, or in a frame that
-        ``to_image`` maps onto it)."""
+        ``to_image`` maps onto it); ``closer``: the bonus reader looks again at the boxes
+        named a flower or a season (off where only "not a tile" is asked)."""
         m = self.manifest
 
         def cut(margin: float, rows: NDArray[np.int64] | None) -> NDArray[np.uint8]:
             boxes = xyxy if rows is None else xyxy[rows]
             return crop_tiles(image, boxes, m.input_size, margin, to_image)
 
-        def closer(size: int, margin: float, rows: NDArray[np.int64]) -> NDArray[np.uint8]:
+        def closer_cut(size: int, margin: float, rows: NDArray[np.int64]) -> NDArray[np.uint8]:
             return crop_tiles(image, xyxy[rows], size, margin, to_image)
 
-        return self.name_views(cut, closer)
+        return self.name_views(cut, closer_cut if closer else None)
 
     def name_views(self, cut: ViewCut, closer: CloserCut | None = None) -> Names:
         """Name the crops ``cut(margin, rows)`` gives at each of the manifest's view margins

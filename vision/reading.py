@@ -291,7 +291,9 @@ def room_look(namer: Namer, image: Image, to_image: NDArray[np.float64] | None) 
     onto the photo): each room's "not a tile" probability (:mod:`hupai.vision.rooms`)."""
 
     def look(xyxy: NDArray[np.float64]) -> NDArray[np.float64]:
-        return np.asarray(namer.name(image, xyxy, to_image).probs[:, REJECT], np.float64)
+        # only "not a tile" is asked: no closer look at what a room would be named
+        rejects = namer.name(image, xyxy, to_image, closer=False).probs[:, REJECT]
+        return np.asarray(rejects, np.float64)
 
     return look
 
