@@ -100,6 +100,12 @@ class NamerManifest:
     bonus_namer_weight: float = 0.0
 
     @property
+    def partners(self) -> tuple[str, ...]:
+        """The files of the namers this one names beside it (blend, gate, bonus reader)."""
+        named = (self.blend[0] if self.blend else None, self.gate[0] if self.gate else None)
+        return tuple(f for f in (*named, self.bonus) if f is not None)
+
+    @property
     def views(self) -> tuple[float, ...]:
         """The margins a box is cut at (one crop and one naming each)."""
         return self.view_margins or (self.margin,)
@@ -401,6 +407,11 @@ class Namer:
     into this one's (``weight`` of them), before the gate — two namers trained on different
     mixes (one close to the real set, one on many sets' faces and the hard cases) name other
     sets and reject clutter better together than either alone.
+
+    A manifest may name a **bonus reader**: a namer that looks again, at its own (larger)
+    input size, at the boxes this one names a flower or a season and says which of the eight
+    it is (their corner numbers and characters are a few pixels in this one's crops);
+    whether a box is a bonus tile stays this namer's word (:func:`with_bonus_names`).
     """
 
     def __init__(self, model: str | Path | None = None, *, threads: int | None = None) -> None:

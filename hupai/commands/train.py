@@ -12,7 +12,9 @@ stage of its own: hupai/training/quantize.py) unless ``--no-int8``.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from hupai.cli import TRAIN_EXTRA, UserError
 
@@ -343,8 +345,7 @@ def _export(args: argparse.Namespace) -> int:
     _need_ultralytics()
     from hupai.training.finder import export_onnx
 
-    if not args.weights.is_file():
-        raise UserError(f"{args.weights}: no such weights file")
+    _need_weights(args.weights)
     calib = _int8_calib(args)
     out = export_onnx(
         args.weights,
@@ -357,8 +358,7 @@ def _export(args: argparse.Namespace) -> int:
         finder_conf=args.finder_conf,
         int8_calib=calib,
     )
-    print(f"wrote {out} and {out.with_suffix('.json')}")
-    return 0
+    return _wrote(out)
 
 
 def _int8_calib(args: argparse.Namespace) -> Path | None:
@@ -519,7 +519,6 @@ def _namer(args: argparse.Namespace) -> int:
 def _distill(args: argparse.Namespace) -> int:
     _need_torch()
     from hupai.training.distill import DistillConfig, run
-    from hupai.vision.namer import NamerError
 
     config = DistillConfig(
         name=args.name,
@@ -546,17 +545,12 @@ def _distill(args: argparse.Namespace) -> int:
         val_limit=args.val_limit,
         threads=args.threads,
     )
-    try:
-        print(f"best weights: {run(config)}")
-    except (FileNotFoundError, NamerError) as exc:
-        raise UserError(str(exc)) from None
-    return 0
+    return _best_weights(run, config)
 
 
 def _bonus(args: argparse.Namespace) -> int:
     _need_torch()
     from hupai.training.bonus import BonusConfig, run
-    from hupai.vision.namer import NamerError
 
     config = BonusConfig(
         name=args.name,
@@ -571,6 +565,13 @@ def _bonus(args: argparse.Namespace) -> int:
         lr=args.lr,
         threads=args.threads,
     )
+    return _best_weights(run, config)
+
+
+def _best_weights(run: Callable[[Any], Path], config: Any) -> int:
+    """Run a namer-like recipe to its end; a missing input or model is the user's to mend."""
+    from hupai.vision.namer import NamerError
+
     try:
         print(f"best weights: {run(config)}")
     except (FileNotFoundError, NamerError) as exc:
@@ -578,12 +579,21 @@ def _bonus(args: argparse.Namespace) -> int:
     return 0
 
 
+def _need_weights(weights: Path) -> None:
+    if not weights.is_file():
+        raise UserError(f"{weights}: no such weights file")
+
+
+def _wrote(out: Path) -> int:
+    print(f"wrote {out} and {out.with_suffix('.json')}")
+    return 0
+
+
 def _bonus_export(args: argparse.Namespace) -> int:
     _need_torch()
     from hupai.training.bonus import export
 
-    if not args.weights.is_file():
-        raise UserError(f"{args.weights}: no such weights file")
+    _need_weights(args.weights)
     out = export(
         args.weights,
         args.out,
@@ -591,16 +601,14 @@ def _bonus_export(args: argparse.Namespace) -> int:
         command=args.command,
         int8_calib=_int8_calib(args),
     )
-    print(f"wrote {out} and {out.with_suffix('.json')}")
-    return 0
+    return _wrote(out)
 
 
 def _namer_export(args: argparse.Namespace) -> int:
     _need_torch()
     from hupai.training.namer import export
 
-    if not args.weights.is_file():
-        raise UserError(f"{args.weights}: no such weights file")
+    _need_weights(args.weights)
     out = export(
         args.weights,
         args.out,
@@ -609,8 +617,7 @@ def _namer_export(args: argparse.Namespace) -> int:
         command=args.command,
         int8_calib=_int8_calib(args),
     )
-    print(f"wrote {out} and {out.with_suffix('.json')}")
-    return 0
+    return _wrote(out)
 
 
 def _pair(args: argparse.Namespace) -> int:

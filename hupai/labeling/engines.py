@@ -68,15 +68,14 @@ class RayLabeller:
 
 def namer_files(namer: Path) -> dict[str, bytes]:
     """A namer's files by name: its ONNX and manifest, and those of the namers its manifest
-    names beside it (a blend, a gate), so that a Ray worker rebuilds the same namer."""
+    names beside it (a blend, a gate, a bonus reader), so that a Ray worker rebuilds the same
+    namer."""
     from hupai.vision.namer import load_namer_manifest
 
-    manifest = load_namer_manifest(namer)
     paths = [namer, namer.with_suffix(".json")]
-    for partner in (manifest.blend, manifest.gate):
-        if partner is not None:
-            other = namer.parent / partner[0]
-            paths += [other, other.with_suffix(".json")]
+    for partner in load_namer_manifest(namer).partners:
+        other = namer.parent / partner
+        paths += [other, other.with_suffix(".json")]
     return {p.name: p.read_bytes() for p in paths if p.is_file()}
 
 

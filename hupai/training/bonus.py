@@ -46,14 +46,12 @@ from hupai.training.namer import (
     start_run,
     train_epochs,
 )
-from hupai.vision.classes import CLASS_NAMES
+from hupai.vision.namer import BONUS
 
 #: The bonus reader's input side (px): a tile's corner number is then 8-15 px high.
 BONUS_SIZE = 128
 #: Stored crops: the box spans BONUS_SIZE px, widened by STORE_MARGIN on each side.
 BONUS_STORE = round(BONUS_SIZE * (1 + 2 * STORE_MARGIN))
-#: hupai's class ids of the flowers (1f-4f) and seasons (5f-8f).
-BONUS = range(CLASS_NAMES.index("1f"), CLASS_NAMES.index("8f") + 1)
 
 Rng = np.random.Generator
 
@@ -239,7 +237,7 @@ def generated_bonus(n_styles: int, *, seed: int, families: Sequence[str] | None 
     for i in range(n_styles):
         rng = np.random.default_rng([seed, i])
         style = random_style(rng, families or TRAINING_FAMILIES)
-        for cls in BONUS:
+        for cls in BONUS.tolist():
             images.append(compose_tile(rng, draw_face(style, cls)))
             labels.append(cls)
             groups.append(i)
@@ -261,9 +259,9 @@ def art_bonus(variants: int, *, seed: int) -> CropSet:
     sources: list[str] = []
     rng = np.random.default_rng(seed)
     for name, classes in load_glyphs(build_cache()).items():
-        if not all(classes.get(c) for c in BONUS):
+        if not all(classes.get(c) for c in BONUS.tolist()):
             continue
-        for cls in BONUS:
+        for cls in BONUS.tolist():
             for glyph in classes[cls]:
                 for _ in range(variants):
                     images.append(compose_tile(rng, glyph))

@@ -434,15 +434,15 @@ def test_a_namer_names_the_boxes_and_its_alternatives_reach_the_readings(
 
 
 def test_a_ray_worker_rebuilds_the_shipped_namer_with_its_partners() -> None:
-    """A Ray actor gets the namer's files as bytes: the blend or gate its manifest names
-    travels too (without it the actor could not open the shipped namer)."""
+    """A Ray actor gets the namer's files as bytes: the blend, gate or bonus reader its
+    manifest names travels too (without it the actor could not open the shipped namer)."""
     from hupai.labeling.engines import RayLabeller, namer_files
     from hupai.vision.detector import SHIPPED_MODELS, models_in
     from hupai.vision.namer import Namer
 
     finder, namer = models_in(SHIPPED_MODELS)
     shipped = Namer(namer)
-    partners = [p.path.name for p in (shipped.blend, shipped.gate) if p is not None]
+    partners = [p.path.name for p in (shipped.blend, shipped.gate, shipped.bonus) if p]
     files = namer_files(namer)
     assert {namer.name, *partners} <= set(files)
     blob = {"onnx": finder.read_bytes(), "json": finder.with_suffix(".json").read_bytes()}
@@ -451,4 +451,5 @@ def test_a_ray_worker_rebuilds_the_shipped_namer_with_its_partners() -> None:
     )
     assert actor.namer is not None
     assert (actor.namer.blend is None) == (shipped.blend is None)
+    assert (actor.namer.bonus is None) == (shipped.bonus is None)
     assert actor.namer.manifest.views == shipped.manifest.views
