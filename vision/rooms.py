@@ -230,11 +230,12 @@ def judge(
     rejects: list[float | None] = [None] * len(rooms)
     if look is not None and rooms:
         rejects = [float(p) for p in look(np.asarray([r.box for r in rooms], np.float64))]
-    boxes = [
-        r.box
-        for r, reject in zip(rooms, rejects, strict=True)
-        if is_gap(image, det, to_image, r, doubtful, reject)
-    ]
+    boxes, seen = [], set()
+    for r, reject in zip(rooms, rejects, strict=True):
+        # one gap between two neighbours (their rooms come midway first, then beside each)
+        if r.beside not in seen and is_gap(image, det, to_image, r, doubtful, reject):
+            boxes.append(r.box)
+            seen.add(r.beside)
     gaps = np.asarray(boxes, np.float64).reshape(-1, 4)
     if look is None:
         return gaps

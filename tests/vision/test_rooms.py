@@ -95,6 +95,18 @@ def test_a_meld_set_apart_on_bare_table_is_no_gap() -> None:
     assert len(read(det, photo(det)).gaps) == 0
 
 
+def test_a_meld_tile_left_unboxed_beside_the_space_setting_it_apart_is_a_gap() -> None:
+    """The room is the space that sets the meld apart and the missing tile together: the tile
+    lies against the meld, not midway, and is looked for there."""
+    s = Scene()
+    x = hand_row(s, "234m66789p11z", "5p")
+    s.run("777z", x + 45, 0, sideways={2})
+    full = s.detections()
+    first = len(full) - 3  # the meld's first tile goes unboxed
+    (gap,) = read(without(full, first), photo(full)).gaps
+    assert box_iou(gap[None], full.xyxy[first][None])[0, 0] > 0.5
+
+
 def test_names_fixed_by_hand_keep_the_gaps_the_photo_showed() -> None:
     full = flowers_then_hand().detections()
     rest = without(full, 2)
