@@ -163,6 +163,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     bonus.add_argument("--epochs", type=int, default=8)
     bonus.add_argument("--epoch-crops", type=int, default=6000)
     bonus.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
+    bonus.add_argument(
+        "--blocks", type=int, default=0, help="cut Lite0 after this many blocks (0: whole)"
+    )
+    bonus.add_argument("--head", type=int, default=256, help="head conv channels of a cut one")
     bonus.add_argument("--threads", type=int, default=2)
     bonus.set_defaults(handler=_bonus)
 
@@ -564,6 +568,8 @@ def _bonus(args: argparse.Namespace) -> int:
         epoch_crops=args.epoch_crops,
         lr=args.lr,
         threads=args.threads,
+        blocks=args.blocks,
+        head=args.head,
     )
     return _best_weights(run, config)
 

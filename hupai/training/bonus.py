@@ -39,7 +39,6 @@ from numpy.typing import NDArray
 from hupai.datasets.crops import STORE_MARGIN, CropSet
 from hupai.training.namer import (
     NamerConfig,
-    initial_model,
     predict,
     resume,
     save_epoch,
@@ -74,6 +73,10 @@ class BonusConfig:
     gen_share: float = 0.55
     art_share: float = 0.1  # the rest: real train
     threads: int = 2
+    # Lite0 cut after this many of its 16 blocks, with a head conv of this many channels
+    # (0: the whole Lite0, 3.4 M weights): the reader's models stay small (#37's 8 MB)
+    blocks: int = 0
+    head: int = 256
 
     @property
     def run_dir(self) -> Path:
@@ -91,6 +94,23 @@ class BonusConfig:
             seed=self.seed,
             threads=self.threads,
         )
+
+
+def build_bonus_model(blocks: int = 0, head: int = 256) -> Any:
+    """Lite0 with ImageNet weights and the namer's 44-way head; ``blocks`` > 0: cut after that
+    many blocks (their ImageNet weights kept), a fresh ``head``-channel head conv on them."""
+    from torch import nn
+
+    from hupai.training.namer import build_model
+
+    model = build_model()
+    if blocks:
+        model._blocks = model._blocks[:blocks]
+        width = model._blocks[-1]._project_conv.out_channels
+        model._conv_head = nn.Conv2d(width, head, kernel_size=1, bias=False)
+        model._bn1 = nn.BatchNorm2d(head, momentum=0.01, eps=1e-3)
+        model._fc = nn.Linear(head, model._fc.out_features)
+    return model
 
 
 # -- tiles drawn from a face -----------------------------------------------------------------
@@ -367,7 +387,7 @@ def run(cfg: BonusConfig) -> Path:
     trainer = cfg.trainer()
     last, best = run_dir / "weights" / "last.pt", run_dir / "weights" / "best.pt"
     torch.set_num_threads(cfg.threads)
-    model = initial_model(None)
+    model = build_bonus_model(cfg.blocks, cfg.head)
     state, best_score = resume(model, last, log) if last.exists() else (None, -1.0)
     val_inputs = {k: _centre(v.images) for k, v in vals.items()}
 
@@ -442,7 +462,15 @@ def export(
         "the real train photos' bonus tiles (mirror images turned back); chosen on real val's "
         "and the held-out family's bonus tiles"
     )
-    export_namer(weights, out, version=version, data=data, command=command, int8_calib=int8_calib)
+    export_namer(
+        weights,
+        out,
+        version=version,
+        data=data,
+        command=command,
+        int8_calib=int8_calib,
+        build=lambda: build_bonus_model(cfg.get("blocks", 0), cfg.get("head", 256)),
+    )
     manifest_path = out.with_suffix(".json")
     manifest = json.loads(manifest_path.read_text())
     manifest["kind"] = (
@@ -450,5 +478,10 @@ def export(
         f"{BONUS_SIZE}-px look (only its outputs 1f-8f are read)"
     )
     manifest["val"] = ckpt.get("val")
+    if cfg.get("blocks"):
+        manifest["architecture"] = (
+            f"EfficientNet-Lite0 (efficientnet-lite-pytorch 0.1.0) cut after {cfg['blocks']} of "
+            f"its 16 blocks, a {cfg.get('head', 256)}-channel head conv, 44-way head"
+        )
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     return out

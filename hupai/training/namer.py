@@ -863,6 +863,7 @@ def export(
     command: str,
     fp16_weights: bool = True,
     int8_calib: Path | None = None,
+    build: Callable[[], Any] = build_model,
 ) -> Path:
     """``best.pt`` → ``out`` (ONNX) + ``out.json`` (manifest); ``fp16_weights``: weights
     stored as float16, computed in float32 (:mod:`hupai.training.compact`), half the size;
@@ -872,7 +873,7 @@ def export(
 
     ckpt = torch.load(weights, map_location="cpu", weights_only=False)
     size = int(ckpt["config"]["size"])
-    model = build_model()
+    model = build()
     model.load_state_dict(ckpt["model"])
     model.eval()  # (never set_swish: it would swap the Lite variant's ReLU6 for swish)
     out.parent.mkdir(parents=True, exist_ok=True)
