@@ -513,11 +513,7 @@ def _namer(args: argparse.Namespace) -> int:
         scene_plain_white=mix.plain_white,
         scene_tile_shaped=mix.tile_shaped,
     )
-    try:
-        print(f"best weights: {run(config)}")
-    except FileNotFoundError as exc:
-        raise UserError(str(exc)) from None
-    return 0
+    return _best_weights(run, config)
 
 
 def _distill(args: argparse.Namespace) -> int:
