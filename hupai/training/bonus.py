@@ -3,7 +3,7 @@
 The namer names 64-px crops. A flower's or season's number (1-4, 一二三四) and character
 (梅蘭菊竹, 春夏秋冬) sit in a corner of the face beside a picture that many sets paint the
 same on all eight tiles: at 64 px they are a few pixels, and on sets it never saw the namer
-guesses (on the camerash tiles it read 16 of 24 spring and autumn tiles as winter). The bonus
+guesses (on the camerash tiles it read 14 of 24 spring and autumn tiles as winter). The bonus
 reader sees the tiles the namer calls a flower or a season at :data:`BONUS_SIZE` px and says
 which of the eight it is; whether a box is a bonus tile at all stays the namer's word
 (:class:`hupai.vision.namer.Namer`).
