@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from hupai.evaluation import find_samples, run_crops  # noqa: E402
 from hupai.vision.detector import load_image  # noqa: E402
-from hupai.vision.namer import Namer, find_namer  # noqa: E402
+from hupai.vision.namer import BONUS, Namer, find_namer  # noqa: E402
 from hupai.vision.reading import get_detector, read_image  # noqa: E402
 
 
@@ -75,7 +75,7 @@ def main() -> None:
             print(f"camerash tiles ({args.camerash}; measure only)")
             for key, path in readers.items():
                 e = run_crops(args.camerash, namer=str(path), threads=args.threads)
-                flowers = [v for c, v in e.per_class.items() if c >= 34]
+                flowers = [v for c, v in e.per_class.items() if c in BONUS]
                 right, n = sum(r for _, r in flowers), sum(k for k, _ in flowers)
                 print(f"  {key:<20} named right {e.accuracy:.2%}   flowers and seasons {right}/{n}")
 

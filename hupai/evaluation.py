@@ -298,19 +298,18 @@ def run_crops(
             raise DatasetError(str(exc)) from None
         truth.append(cls)
 
-    def cut(margin: float) -> NDArray[np.uint8]:  # each photo is one box, at each view margin
-        return np.stack(
-            [crop_box(im, np.array([0.0, 0.0, im.shape[1], im.shape[0]]), size, margin)
-             for im in images]
-        )  # fmt: skip
-
-    def closer(side: int, margin: float, rows: NDArray[np.int64]) -> NDArray[np.uint8]:
+    def closer(
+        side: int, margin: float, rows: Sequence[int] | NDArray[np.int64]
+    ) -> NDArray[np.uint8]:
+        """Each photo of ``rows`` is one box: the whole photo, cut at ``side`` px."""
         return np.stack(
             [crop_box(images[r], np.array([0.0, 0.0, images[r].shape[1], images[r].shape[0]]),
                       side, margin) for r in rows]
         )  # fmt: skip
 
-    crops = {margin: cut(margin) for margin in the_namer.manifest.views} if images else {}
+    every = range(len(images))
+    views = the_namer.manifest.views
+    crops = {margin: closer(size, margin, every) for margin in views} if images else {}
     began = time.perf_counter()  # naming only, as the reader's namer time
     names = (
         the_namer.name_views(lambda m, rows: crops[m] if rows is None else crops[m][rows], closer)

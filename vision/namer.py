@@ -56,6 +56,8 @@ Image = NDArray[np.uint8]
 ViewCut = Callable[[float, NDArray[np.int64] | None], NDArray[np.uint8]]
 #: Crops of some of a photo's boxes at another input size: ``closer(size, margin, rows)``.
 CloserCut = Callable[[int, float, NDArray[np.int64]], NDArray[np.uint8]]
+#: The manifest entries that name a partner namer beside this one (each ``{"file": …}``).
+PARTNER_KEYS = ("gate", "blend", "bonus")
 #: hupai's flowers and seasons (1f-8f): what a bonus reader names.
 BONUS = np.arange(CLASS_NAMES.index("1f"), CLASS_NAMES.index("8f") + 1)
 

@@ -49,6 +49,7 @@ from typing import Any
 
 from hupai.vision.classes import CLASS_NAMES
 from hupai.vision.detector import PAIR_FILE, SHIPPED_MODELS, ModelError, models_in
+from hupai.vision.namer import PARTNER_KEYS
 
 #: Photo suffixes a corrected folder holds (what ``hupai data import`` writes).
 PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp"}
@@ -505,7 +506,7 @@ def export_folder(
     manifest = json.loads(new_namer.with_suffix(".json").read_text())
     base_manifest = json.loads(namer.with_suffix(".json").read_text())
     manifest["retrained_from"] = {"file": namer.name, "version": base_manifest.get("version")}
-    for partner in ("gate", "blend", "bonus"):
+    for partner in PARTNER_KEYS:
         # the gate (only "not a tile"), the blend (many sets' faces, the hard cases) and the
         # bonus reader (flowers and seasons, closer) carry over unchanged: the corrections
         # teach the namer itself

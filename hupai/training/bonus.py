@@ -39,6 +39,7 @@ from numpy.typing import NDArray
 from hupai.datasets.crops import STORE_MARGIN, CropSet
 from hupai.training.namer import (
     NamerConfig,
+    centre_inputs,
     predict,
     resume,
     save_epoch,
@@ -188,7 +189,8 @@ def _tile(
 def compose_tile(rng: Rng, glyph: NDArray[np.uint8]) -> NDArray[np.uint8]:
     """A stored crop (:data:`BONUS_STORE` px, the box widened by ``STORE_MARGIN``) of a tile
     whose face shows ``glyph`` (BGRA), as a photo shows it: on a table or in a row between
-    other tiles, a little turned, at 40-240 px, blurred and compressed."""
+    other tiles, a little turned, at 40-240 px, now and then blurred (the training's
+    augmentation adds light, noise and JPEG)."""
     import cv2
 
     th = 240
@@ -308,7 +310,7 @@ def real_bonus(real: Path, split: str, namer: Any) -> CropSet:
     sources: list[str] = []
     for photo in labelled_photos(images_dir, real / "labels" / split):
         classes = np.array([b.cls if ids is None else ids[b.cls] for b in photo.boxes])
-        bonus = np.isin(classes, list(BONUS))
+        bonus = np.isin(classes, BONUS)
         if not bonus.any():
             continue
         small = crop_tiles(photo.image, photo.xyxy, namer.input_size)
@@ -367,7 +369,7 @@ def crop_sets(cfg: BonusConfig, log: Callable[[str], None]) -> dict[str, CropSet
 
 def bonus_accuracy(probs: NDArray[np.float64], labels: NDArray[np.int16]) -> float:
     """Share of bonus tiles whose best bonus name (the others' outputs unread) is right."""
-    best = np.asarray(BONUS)[probs[:, list(BONUS)].argmax(axis=1)]
+    best = BONUS[probs[:, BONUS].argmax(axis=1)]
     return float((best == labels).mean()) if len(labels) else 0.0
 
 
@@ -389,7 +391,7 @@ def run(cfg: BonusConfig) -> Path:
     torch.set_num_threads(cfg.threads)
     model = build_bonus_model(cfg.blocks, cfg.head)
     state, best_score = resume(model, last, log) if last.exists() else (None, -1.0)
-    val_inputs = {k: _centre(v.images) for k, v in vals.items()}
+    val_inputs = {k: centre_inputs(v.images, BONUS_SIZE) for k, v in vals.items()}
 
     def on_epoch(epoch: int, train_state: dict[str, Any]) -> None:
         nonlocal best_score
@@ -436,13 +438,6 @@ def run(cfg: BonusConfig) -> Path:
     )
     (run_dir / "done.json").write_text(json.dumps({"best": str(best)}) + "\n")
     return best
-
-
-def _centre(stored: NDArray[np.uint8]) -> NDArray[np.uint8]:
-    """Stored crops → the reader's inputs (the box widened by the namer's margin)."""
-    from hupai.training.namer import centre_inputs
-
-    return centre_inputs(stored, BONUS_SIZE)
 
 
 def export(

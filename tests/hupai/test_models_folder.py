@@ -12,6 +12,7 @@ import pytest
 
 from hupai.cli import UserError, main, models_folder
 from hupai.vision.detector import SHIPPED_MODELS, ModelError, models_in
+from hupai.vision.namer import PARTNER_KEYS
 
 # a credited real photo that ships with the tests (data/real is built, never in a fresh clone)
 REAL_PHOTO = sorted(
@@ -27,7 +28,7 @@ def copied_models(folder: Path) -> Path:
         for path in (onnx, onnx.with_suffix(".json")):
             shutil.copy(path, folder / path.name)
     manifest = json.loads(namer.with_suffix(".json").read_text())
-    for partner in filter(None, (manifest.get(k) for k in ("gate", "blend", "bonus"))):
+    for partner in filter(None, (manifest.get(k) for k in PARTNER_KEYS)):
         onnx = SHIPPED_MODELS / partner["file"]
         for path in (onnx, onnx.with_suffix(".json")):
             shutil.copy(path, folder / path.name)
