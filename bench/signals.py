@@ -44,20 +44,31 @@ from hupai.vision.result import Reading  # noqa: E402
 #: The clutter cuts weighed beside the shipped :data:`BOX_CHECK_BELOW` (the finder's cut is 0.3:
 #: its boxes score from there).
 CLUTTER_CUTS = (0.3, 0.32, 0.35, 0.38, 0.42)
+#: The white dragon's own clutter cuts weighed (:data:`WHITE_DRAGON_BOX_CHECK_BELOW`).
+WHITE_DRAGON_CUTS = (0.0, 0.2, 0.25, 0.3, 0.35, 0.4)
 #: (reading, the photo as kept) → confident under a variant
 Judge = Callable[[Reading, calibration.Recorded], bool]
 
 
 def _confident(
-    reading: Reading, reject: bool = True, doubled: bool = True, box_below: float | None = None
+    reading: Reading,
+    reject: bool = True,
+    doubled: bool = True,
+    box_below: float | None = None,
+    white_below: float | None = None,
 ) -> bool:
     """``confident`` with the clutter signal (``reject``: the namer's part of it; ``box_below``:
-    its cut, default :data:`BOX_CHECK_BELOW`) and the doubled signal on or off."""
+    its cut, default :data:`BOX_CHECK_BELOW`; ``white_below``: the white dragon's, default
+    :data:`WHITE_DRAGON_BOX_CHECK_BELOW`) and the doubled signal on or off."""
     frame = reading.extra["frame"]
     det = Detections(frame["xyxy"], reading.detections.confidence, reading.detections.class_id)
-    saved = checks.DOUBLED_ABOVE, checks.BOX_CHECK_BELOW
+    saved = checks.DOUBLED_ABOVE, checks.BOX_CHECK_BELOW, checks.WHITE_DRAGON_BOX_CHECK_BELOW
     checks.DOUBLED_ABOVE = DOUBLED_ABOVE if doubled else 1.0
     checks.BOX_CHECK_BELOW = BOX_CHECK_BELOW if box_below is None else box_below
+    if white_below is not None:
+        checks.WHITE_DRAGON_BOX_CHECK_BELOW = white_below
+    elif box_below is not None:  # a clutter cut weighed alone holds every tile to it
+        checks.WHITE_DRAGON_BOX_CHECK_BELOW = box_below
     try:
         check = checks.tiles_to_check(
             det,
@@ -67,7 +78,11 @@ def _confident(
             frame["reject"] if reject else None,
         )
     finally:
-        checks.DOUBLED_ABOVE, checks.BOX_CHECK_BELOW = saved
+        (
+            checks.DOUBLED_ABOVE,
+            checks.BOX_CHECK_BELOW,
+            checks.WHITE_DRAGON_BOX_CHECK_BELOW,
+        ) = saved
     return checks.is_confident(det, reading.warnings, check)
 
 
@@ -111,6 +126,12 @@ def measure(recorded: list[calibration.Recorded], temperature: float, check_belo
         **{
             f"clutter under {cut:g}": (lambda c: lambda r, _: _confident(r, box_below=c))(cut)
             for cut in CLUTTER_CUTS
+        },
+        **{
+            f"white dragon under {cut:g}": (lambda c: lambda r, _: _confident(r, white_below=c))(
+                cut
+            )
+            for cut in WHITE_DRAGON_CUTS
         },
         "+ views disagree": lambda r, rec: _confident(r) and _views_agree(r, rec, temperature),
         "+ views name differently": lambda r, rec: (
@@ -165,7 +186,10 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{where}: {len(recorded)} photos; namer temperature {m.temperature}, check_below {below}"
     )
-    print(f"(clutter under {BOX_CHECK_BELOW}, doubled above {DOUBLED_ABOVE})")
+    print(
+        f"(clutter under {BOX_CHECK_BELOW}, a white dragon under"
+        f" {checks.WHITE_DRAGON_BOX_CHECK_BELOW}, doubled above {DOUBLED_ABOVE})"
+    )
     measure(recorded, m.temperature, below)
     return 0
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hupai.vision.checks import BOX_CHECK_BELOW, CHECK_BELOW
+from hupai.vision.checks import BOX_CHECK_BELOW, CHECK_BELOW, WHITE_DRAGON_BOX_CHECK_BELOW
 from hupai.vision.detections import Detections
 from hupai.vision.reading import NamedTiles, Reading, build_reading, rebuild
 
@@ -18,10 +18,11 @@ def _row(
     x0: float = 60,
     reject: list[float] | None = None,
     xy: list[list[float]] | None = None,
+    hand: list[int] = HAND,
 ) -> Reading:
-    xy = xy or [[x0 + 36 * k, 300, x0 + 36 * k + 34, 346] for k in range(len(HAND))]
-    det = Detections.make(xy, HAND, names_p)
-    alt = np.array([[c, 0, 0] for c in HAND], np.int64)
+    xy = xy or [[x0 + 36 * k, 300, x0 + 36 * k + 34, 346] for k in range(len(hand))]
+    det = Detections.make(xy, hand, names_p)
+    alt = np.array([[c, 0, 0] for c in hand], np.int64)
     alt_p = np.array([[p, (1 - p) / 2, (1 - p) / 2] for p in names_p])
     boxes = None if box_p is None else np.array(box_p)
     rej = None if reject is None else np.array(reject)
@@ -55,6 +56,14 @@ def test_a_box_the_finder_and_the_namer_both_doubt_a_little_is_marked_as_clutter
     r = _row([0.99] * len(HAND), box, reject=reject)
     assert r.check == (4,) and not r.confident
     assert rebuild(r, r.detections.class_id).check == (4,)  # named again by hand: still marked
+
+
+def test_a_white_dragon_the_finder_scores_low_for_its_blank_face_is_not_taken_for_clutter() -> None:
+    hand = [0, 1, 2, 12, 13, 14, 24, 25, 26, 27, 27, 31, 31, 31]  # 123m456p789s11555z
+    box, reject = [0.9] * len(hand), [0.01] * len(hand)
+    box[0] = box[12] = WHITE_DRAGON_BOX_CHECK_BELOW + 0.05  # a blank face and a 1m alike
+    r = _row([0.99] * len(hand), box, reject=reject, hand=hand)
+    assert r.check == (0,)
 
 
 def test_a_box_lying_mostly_inside_another_is_marked() -> None:
