@@ -135,7 +135,8 @@ def checks(
 ) -> list[ReadingWarning]:
     out: list[ReadingWarning] = []
     names = [CLASS_NAMES[int(c)] for c in det.class_id]
-    # Copies: four of a kind at most (one of each flower) among everything on the table.
+    # Copies: four of a kind at most (one of each flower) among everything on the table
+    # (``set_apart`` holds the tiles that fit no part of a hand too).
     seen: Counter[Tile] = Counter(hand)
     for m in melds:
         seen.update(m.tiles)

@@ -24,6 +24,12 @@ from hupai.vision.namer import NAMER_CLASSES, REJECT
 
 #: Copies of each face-up class in a set: four of each kind, one of each flower.
 CAPS: tuple[int, ...] = tuple(1 if t.is_flower else 4 for t in EVERY_TILE)
+#: The caps give a box another name only where the namer finds that name at least this
+#: likely; a box they would give a name less likely keeps its own (the reading then warns of
+#: too many copies): a fifth white dragon is a set's blank spare tile, not a 6p. Real val
+#: (the real set's trays hold spare blanks, labelled 5z): 0.01 up to no cap at all read 198
+#: photos exactly against the caps' 196, none more confident; the camerash composites alike.
+CAP_NAME_FLOOR = 0.05
 
 
 def over_cap(class_id: NDArray[np.int64]) -> bool:
@@ -31,10 +37,12 @@ def over_cap(class_id: NDArray[np.int64]) -> bool:
     return bool((counts > np.asarray(CAPS)).any())
 
 
-def decode_names(probs: NDArray[np.float64]) -> NDArray[np.int64]:
+def decode_names(probs: NDArray[np.float64], floor: float | None = None) -> NDArray[np.int64]:
     """Class per box (rows of namer probabilities): each box's best name, unless that
     reads a tile more often than a set holds it — then the most probable joint reading
-    within the caps. Boxes whose best name is ``back`` (or ``reject``) keep it."""
+    within the caps, but for boxes it would give a name under ``floor`` (default
+    :data:`CAP_NAME_FLOOR`), which keep theirs. Boxes whose best name is ``back`` (or
+    ``reject``) keep it."""
     best = np.asarray(probs.argmax(axis=1), np.int64)
     faces = np.nonzero((best != BACK) & (best != REJECT))[0]
     if not over_cap(best[faces]) or len(faces) > sum(CAPS):
@@ -46,6 +54,8 @@ def decode_names(probs: NDArray[np.float64]) -> NDArray[np.int64]:
     rows, cols = linear_sum_assignment(cost)
     out = best.copy()
     out[faces[rows]] = slots[cols]
+    unlikely = probs[np.arange(len(out)), out] < (CAP_NAME_FLOOR if floor is None else floor)
+    out[unlikely] = best[unlikely]
     return out
 
 
@@ -63,4 +73,4 @@ def alternatives(
     return ids, np.take_along_axis(probs, ids, axis=1)
 
 
-__all__ = ["CAPS", "NAMER_CLASSES", "alternatives", "decode_names", "over_cap"]
+__all__ = ["CAPS", "CAP_NAME_FLOOR", "NAMER_CLASSES", "alternatives", "decode_names", "over_cap"]

@@ -440,7 +440,8 @@ def build_reading(
                 " a tile-shaped body seen but not boxed",
             )
         )
-    warnings += checks(det, photo_det, hand, melds, flowers, set_apart, (w, h), to_image)
+    loose = [tile(i) for i in stray if det.class_id[i] != BACK]
+    warnings += checks(det, photo_det, hand, melds, flowers, set_apart + loose, (w, h), to_image)
     check_below = CHECK_BELOW if names is None else names.check_below
     check = tiles_to_check(
         det,

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 pytest.importorskip("onnx")
 from fake_models import fake_model, fake_namer
 
-from hupai.vision.classes import BACK, class_by_name
-from hupai.vision.decoding import CAPS, alternatives, decode_names, over_cap
+from hupai.vision.classes import BACK, WHITE_DRAGON, class_by_name
+from hupai.vision.decoding import CAP_NAME_FLOOR, CAPS, alternatives, decode_names, over_cap
 from hupai.vision.namer import (
     NAMER_CLASSES,
     REJECT,
@@ -331,6 +331,13 @@ def test_a_fifth_copy_goes_to_its_next_likeliest_name() -> None:
     assert sorted(chosen.tolist()) == [0, 0, 0, 0, 3] and chosen[2] == 3
 
 
+def test_a_fifth_copy_keeps_its_name_when_the_namer_finds_every_other_unlikely() -> None:
+    p = np.full((5, len(NAMER_CLASSES)), 1e-3)
+    p[:, WHITE_DRAGON] = 0.93  # five blank faces: a set's spare tile among its white dragons
+    p[4, 14] = CAP_NAME_FLOOR / 2  # a 6p, at best
+    assert decode_names(p).tolist() == [WHITE_DRAGON] * 5  # (the reading warns of copies)
+
+
 def test_backs_are_not_capped() -> None:
     p = np.full((6, len(NAMER_CLASSES)), 1e-4)
     p[:, BACK] = 0.9
@@ -339,16 +346,21 @@ def test_backs_are_not_capped() -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 40), st.integers(0, 2**31 - 1))
-def test_decoding_never_reads_more_copies_than_a_set_holds(n: int, seed: int) -> None:
+def test_decoding_reads_no_more_copies_than_a_set_holds_but_for_unlikely_other_names(
+    n: int, seed: int
+) -> None:
     rng = np.random.default_rng(seed)
     p = rng.dirichlet(np.full(len(NAMER_CLASSES), 0.05), size=n)
     p[:, 0] += rng.random(n)  # many boxes lean towards one tile
     p /= p.sum(axis=1, keepdims=True)
     chosen = decode_names(p)
-    faces = chosen[(chosen != BACK) & (chosen != REJECT)]
-    assert not over_cap(faces)
-    # boxes whose best name was within the caps already keep it
+    capped = decode_names(p, floor=0.0)
+    assert not over_cap(capped[(capped != BACK) & (capped != REJECT)])
+    # where the caps would name a box unlikely, it keeps its own name; elsewhere, theirs
+    kept = p[np.arange(n), capped] < CAP_NAME_FLOOR
     best = p.argmax(axis=1)
+    assert chosen.tolist() == np.where(kept, best, capped).tolist()
+    # boxes whose best name was within the caps already keep it
     if not over_cap(best[(best != BACK) & (best != REJECT)]):
         assert chosen.tolist() == best.tolist()
 

@@ -72,6 +72,15 @@ def test_warning_too_many_copies() -> None:
     assert "too_many_copies" in read(s).codes
 
 
+def test_a_fifth_copy_among_tiles_that_fit_no_part_of_the_hand_is_warned_of() -> None:
+    s = Scene()
+    hand_row(s, "1111m456p789s22z", "2z")
+    s.run("1m2m3m4m5m", 100, 300)  # a row far below: tiles that fit no part of the hand
+    s.run("9s9s9s", 700, 300)
+    r = read(s)
+    assert "unplaced_tiles" in r.codes and "too_many_copies" in r.codes and not r.confident
+
+
 def test_warning_low_confidence_and_advice() -> None:
     s = Scene()
     hand_row(s, "123m456p789s1122z", "2z")
