@@ -594,15 +594,19 @@ def _wrote(out: Path) -> int:
 def _bonus_export(args: argparse.Namespace) -> int:
     _need_torch()
     from hupai.training.bonus import export
+    from hupai.training.quantize import QuantizeError
 
     _need_weights(args.weights)
-    out = export(
-        args.weights,
-        args.out,
-        version=args.version,
-        command=args.command,
-        int8_calib=_int8_calib(args),
-    )
+    try:
+        out = export(
+            args.weights,
+            args.out,
+            version=args.version,
+            command=args.command,
+            int8_calib=_int8_calib(args),
+        )
+    except QuantizeError as exc:  # its selection crops are not there to check int8 on
+        raise UserError(str(exc)) from None
     return _wrote(out)
 
 

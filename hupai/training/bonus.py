@@ -440,14 +440,66 @@ def run(cfg: BonusConfig) -> Path:
     return best
 
 
+#: int8 is kept where it names no more than this share fewer of a selection set's bonus tiles
+#: than the float model: one of real val's 173 (the namer's 0.003 is under one tile there).
+BONUS_TOLERANCE = 0.006
+
+
+def selection_sets(cfg: dict[str, Any]) -> dict[str, CropSet]:
+    """The crop sets a run chose its weights on (real val's bonus tiles, the held-out family's),
+    read from the run's data folder (``cfg``: its :class:`BonusConfig` as a dict)."""
+    from hupai.datasets.synth.faces import HELD_OUT_FAMILY
+    from hupai.training.quantize import QuantizeError
+
+    data = Path(cfg.get("data", "data/bonus"))
+    held_out = f"heldout-{HELD_OUT_FAMILY}"
+    files = {
+        "real-val": data / "real-val.npz",
+        held_out: data / f"{held_out}-s{cfg.get('seed', 0) + 1}-n{cfg.get('val_styles', 120)}.npz",
+    }
+    missing = [str(p) for p in files.values() if not p.exists()]
+    if missing:
+        raise QuantizeError(
+            f"the bonus reader's selection crops are not there ({', '.join(missing)}): int8 is "
+            "checked on them; run `hupai train bonus` with the same --data first, or export with "
+            "--no-int8"
+        )
+    return {k: CropSet.load(p) for k, p in files.items()}
+
+
+def int8_check(sets: dict[str, CropSet]) -> Callable[[Path, Path], Any]:
+    """Float against int8 as the reader is chosen: each selection set's bonus tiles named
+    right, the best of the eight bonus names (the others' outputs unread)."""
+    from hupai.training.quantize import Check
+    from hupai.vision.namer import Namer
+
+    inputs = {k: centre_inputs(v.images, BONUS_SIZE) for k, v in sets.items()}
+
+    def figures(model: Path) -> dict[str, float]:
+        namer = Namer(model, threads=1)
+        return {
+            k: bonus_accuracy(namer.name_crops(x).probs, sets[k].labels) for k, x in inputs.items()
+        }
+
+    def measure(float_model: Path, int8_model: Path) -> Check:
+        what = "bonus tiles named right, the best of the eight bonus names: " + ", ".join(
+            f"{k} {len(v)}" for k, v in sets.items()
+        )
+        return Check(what, figures(float_model), figures(int8_model))
+
+    return measure
+
+
 def export(
     weights: Path, out: Path, *, version: str, command: str, int8_calib: Path | None
 ) -> Path:
-    """``best.pt`` → ``out`` (ONNX) + manifest, as a namer is exported (int8 where that costs
-    nothing), the manifest saying what it is and what it trained on."""
+    """``best.pt`` → ``out`` (ONNX) + manifest, as a namer is exported, the manifest saying
+    what it is and what it trained on; int8 (calibrated on ``int8_calib``'s train crops)
+    where that costs no more than :data:`BONUS_TOLERANCE` of its selection sets' tiles."""
     import torch
 
     from hupai.training.namer import export as export_namer
+    from hupai.training.quantize import quantize
 
     ckpt = torch.load(weights, map_location="cpu", weights_only=False)
     cfg = ckpt["config"].get("bonus", {})
@@ -457,13 +509,14 @@ def export(
         "the real train photos' bonus tiles (mirror images turned back); chosen on real val's "
         "and the held-out family's bonus tiles"
     )
+    sets = selection_sets(cfg) if int8_calib is not None else {}
     export_namer(
         weights,
         out,
         version=version,
         data=data,
         command=command,
-        int8_calib=int8_calib,
+        int8_calib=None,
         build=lambda: build_bonus_model(cfg.get("blocks", 0), cfg.get("head", 256)),
     )
     manifest_path = out.with_suffix(".json")
@@ -479,4 +532,6 @@ def export(
             f"its 16 blocks, a {cfg.get('head', 256)}-channel head conv, 44-way head"
         )
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    if int8_calib is not None:
+        quantize(out, out, calib=int8_calib, measure=int8_check(sets), tolerance=BONUS_TOLERANCE)
     return out

@@ -428,11 +428,14 @@ def quantize(
     force: bool = False,
     per_channel: bool = True,
     log: Callable[[str], None] = print,
+    measure: Callable[[Path, Path], Check] | None = None,
 ) -> Outcome:
     """Quantize ``source`` (with its ``.json`` manifest) into ``out`` + ``out.json``,
-    calibrated on ``calib``'s train split and checked on its val split; where int8 loses more
-    than ``tolerance`` of any figure on val (and not ``force``), ``out`` is the float model,
-    and its manifest says so. ``source`` and ``out`` may be the same file."""
+    calibrated on ``calib``'s train split and checked on its val split (``measure``: a check
+    of the model's own, float model → int8 model → :class:`Check`; default
+    :func:`measure_on_val`); where int8 loses more than ``tolerance`` of any figure (and not
+    ``force``), ``out`` is the float model, and its manifest says so. ``source`` and ``out``
+    may be the same file."""
     import onnx
 
     role = role_of(source)
@@ -449,7 +452,10 @@ def quantize(
         )
         shutil.copyfile(original.with_suffix(".json"), int8.with_suffix(".json"))
         log("measuring float against int8 on val …")
-        check = measure_on_val(role, original, int8, calib, val_limit)
+        if measure is None:
+            check = measure_on_val(role, original, int8, calib, val_limit)
+        else:
+            check = measure(original, int8)
         keep_int8 = force or check.loss <= tolerance
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(int8 if keep_int8 else original, out)

@@ -182,3 +182,37 @@ def test_a_namer_reads_flowers_with_the_exported_bonus_reader(bonus_exported: Pa
     names = loaded.name(np.full((200, 300, 3), 128, np.uint8), np.array([[10, 10, 60, 80.0]]))
     assert names.probs.shape == (1, len(NAMER_CLASSES))
     assert np.isclose(names.probs.sum(), 1.0)
+
+
+def test_the_bonus_readers_int8_copy_is_checked_on_its_own_selection_tiles(
+    bonus_exported: Path, tmp_path: Path
+) -> None:
+    import json
+
+    from hupai.training.bonus import BONUS_TOLERANCE
+
+    root = bonus_exported.parents[1]
+    best = root / "runs" / "smoke" / "weights" / "best.pt"
+    out = tmp_path / "bonus.onnx"
+    args = ["train", "bonus-export", str(best), "--out", str(out), "--calib", str(root / "real")]
+    assert main(args) == 0
+    quantization = json.loads(out.with_suffix(".json").read_text())["quantization"]
+    assert set(quantization["val"]["float"]) == {"real-val", "heldout-mincho"}
+    assert quantization["tolerance"] == BONUS_TOLERANCE
+
+
+def test_a_bonus_export_without_its_selection_tiles_says_so(
+    bonus_exported: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    root = bonus_exported.parents[1]
+    best = root / "runs" / "smoke" / "weights" / "best.pt"
+    moved = tmp_path / "crops"
+    shutil.move(root / "crops", moved)
+    try:
+        args = ["train", "bonus-export", str(best), "--out", str(tmp_path / "b.onnx")]
+        assert main([*args, "--calib", str(root / "real")]) == 2
+    finally:
+        shutil.move(moved, root / "crops")
+    assert "selection crops are not there" in capsys.readouterr().err
