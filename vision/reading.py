@@ -32,6 +32,7 @@ from hupai.vision.checks import (
     tiles_to_check,
 )
 from hupai.vision.classes import BACK, CLASS_NAMES, tile_of
+from hupai.vision.clutter import CLUTTER_ABOVE, clutter_scores
 from hupai.vision.deadline import ReadTimeout, check_deadline, read_deadline
 from hupai.vision.detections import Detections, box_corners
 from hupai.vision.detector import Detector, Image
@@ -320,6 +321,10 @@ def tiles_of_names(
     reject = probs[:, REJECT].copy()
     probs[:, REJECT] = 0.0  # a kept box is a tile: its names share the rest
     probs /= probs.sum(axis=1, keepdims=True)
+    # what the finder and the namer together take for clutter goes as the namer's rejects do
+    tile = clutter_scores(det[keep], probs, reject) <= CLUTTER_ABOVE
+    keep[np.nonzero(keep)[0][~tile]] = False
+    probs, reject = probs[tile], reject[tile]
     chosen = decode_names(probs)
     alt, alt_p = alternatives(probs, chosen)
     named = Detections(det.xyxy[keep], alt_p[:, 0], chosen)
