@@ -22,7 +22,7 @@ and named right per step, and the decode + read time, the service's way and whol
 
     .venv/bin/python bench/read.py [--split data/real] [--threads 2] [--phone 20] [--large 20]
         [--sweep 10] [--model F.onnx --namer N.onnx] [--first-pixels 4000000]
-        [--one-view] [--every-view]
+        [--one-view] [--every-view] [--upright-only]
 
 The peer is a benchmark-only dev dependency (its model is AGPL-licensed; never shipped).
 """
@@ -565,6 +565,11 @@ def main() -> int:
         "more_views_below: later views only for the boxes the first view doubts)",
     )
     parser.add_argument(
+        "--upright-only",
+        action="store_true",
+        help="also time the reader naming doubted boxes upright only (before turned views)",
+    )
+    parser.add_argument(
         "--phone", type=int, default=20, help="12-MP phone JPEGs made from N val photos (0: none)"
     )
     parser.add_argument(
@@ -625,6 +630,8 @@ def main() -> int:
         namer_row("ours, one view", view_margins=())  # the margin alone
     if args.every_view and namer is not None and namer.manifest.more_views_below is not None:
         namer_row("ours, every view", more_views_below=None)
+    if args.upright_only and namer is not None and namer.manifest.turned_margins:
+        namer_row("ours, upright only", turned_margins=())
     if single is not None:
         t_one, p_one = run_ours(single, photos, args.repeat)
         rows.append(("ours, detector alone", t_one, evaluate(p_one, truths, 0.25, classes=SHARED)))

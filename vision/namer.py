@@ -85,6 +85,10 @@ class NamerManifest:
     #: margins each box is cut at and named, the names averaged (a test-time view of the
     #: tile with more of its surroundings); empty: ``margin`` only
     view_margins: tuple[float, ...] = ()
+    #: margins (each one of the views') at which a box is also named turned by 180°, those
+    #: names averaged with the others: a tile photographed upside down — a 九萬 whose index
+    #: reads 6, a 南 — is named more surely seen both ways up (the namer learnt both)
+    turned_margins: tuple[float, ...] = ()
     #: the views after the first only for boxes whose first view's best probability is below
     #: this (a box the first view names surely is named once); None: every box at every view
     more_views_below: float | None = None
@@ -109,8 +113,14 @@ class NamerManifest:
 
     @property
     def views(self) -> tuple[float, ...]:
-        """The margins a box is cut at (one crop and one naming each)."""
+        """The margins a box is cut at (one crop each)."""
         return self.view_margins or (self.margin,)
+
+    @property
+    def view_specs(self) -> tuple[tuple[float, bool], ...]:
+        """Each naming of a box: its margin and whether the crop is turned by 180° — the
+        views upright first, then the turned ones."""
+        return tuple((m, False) for m in self.views) + tuple((m, True) for m in self.turned_margins)
 
     @staticmethod
     def from_dict(data: dict[str, Any], source: str) -> NamerManifest:
@@ -133,6 +143,7 @@ class NamerManifest:
                 if data.get("blend")
                 else None,
                 view_margins=tuple(float(v) for v in pre.get("view_margins", ())),
+                turned_margins=tuple(float(v) for v in pre.get("turned_views", ())),
                 more_views_below=_optional_float(pre.get("more_views_below")),
                 temperature=float(data.get("calibration", {}).get("temperature", 1.0)),
                 check_below=_optional_float(data.get("calibration", {}).get("check_below")),
@@ -148,6 +159,11 @@ class NamerManifest:
             )
         if any(not 0.0 <= v < 1.0 for v in manifest.views):
             raise NamerError(f"{source}: view margins {list(manifest.views)} are not in [0, 1)")
+        if any(v not in manifest.views for v in manifest.turned_margins):
+            raise NamerError(
+                f"{source}: turned views {list(manifest.turned_margins)} are not among the view "
+                f"margins {list(manifest.views)}"
+            )
         below = manifest.more_views_below
         if below is not None and not 0.0 < below <= 1.0:
             raise NamerError(f"{source}: more_views_below {below} is not in (0, 1]")
@@ -507,16 +523,22 @@ class Namer:
         return self.name_views(cut, closer_cut if closer else None)
 
     def name_views(self, cut: ViewCut, closer: CloserCut | None = None) -> Names:
-        """Name the crops ``cut(margin, rows)`` gives at each of the manifest's view margins
-        (``rows``: the boxes to cut, None for all), the probabilities averaged — the views
-        after the first only for the boxes the first view doubts, where the manifest says
+        """Name the crops ``cut(margin, rows)`` gives at each of the manifest's views
+        (``rows``: the boxes to cut, None for all; :attr:`NamerManifest.view_specs`: the
+        margins, upright, then turned by 180°), the probabilities averaged — the views after
+        the first only for the boxes the first view doubts, where the manifest says
         ``more_views_below``; then, where the manifest names a bonus reader, the boxes named
         a flower or a season looked at again in the crops ``closer`` cuts."""
-        views = self.manifest.views
-        first = self.name_crops(cut(views[0], None)).probs
+        specs = self.manifest.view_specs
+
+        def named(spec: tuple[float, bool], rows: NDArray[np.int64] | None) -> NDArray[np.float64]:
+            margin, turn = spec
+            crops = cut(margin, rows)
+            return self.name_crops(turned(crops) if turn else crops).probs
+
         probs = with_more_views(
-            first,
-            lambda rows: [self.name_crops(cut(m, rows)).probs for m in views[1:]],
+            named(specs[0], None),
+            lambda rows: [named(spec, rows) for spec in specs[1:]],
             self.manifest.more_views_below,
         )
         return Names(probs if closer is None else self.looked_closer(probs, closer))
@@ -553,16 +575,26 @@ class Namer:
         xyxy: NDArray[np.float64],
         to_image: NDArray[np.float64] | None = None,
     ) -> NDArray[np.float32]:
-        """Every box's raw logits at each view margin ``(views, n, classes)``: what
-        :meth:`name` averages, kept to be named again at another temperature
+        """Every box's raw logits at each view (:attr:`NamerManifest.view_specs`), ``(views,
+        n, classes)``: what :meth:`name` averages, kept to be named again at another temperature
         (:func:`names_of_views`; ``hupai train calibrate``). Only for a namer with neither
         blend nor gate (their probabilities are mixed after the softmax)."""
         if self.blend is not None or self.gate is not None:
             raise NamerError(f"{self.path}: a namer with a blend or a gate has no single logits")
         m = self.manifest
+        crops = {v: crop_tiles(image, xyxy, m.input_size, v, to_image) for v in m.views}
         return np.stack(
-            [self.logits(crop_tiles(image, xyxy, m.input_size, v, to_image)) for v in m.views]
+            [self.logits(turned(crops[v]) if turn else crops[v]) for v, turn in m.view_specs]
         )
+
+
+def turned(crops: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Crops ``(n, s, s, 3)`` turned by 180°.
+
+    >>> turned(np.arange(4, dtype=np.uint8).reshape(1, 2, 2, 1))[0, :, :, 0].tolist()
+    [[3, 2], [1, 0]]
+    """
+    return np.ascontiguousarray(crops[:, ::-1, ::-1])
 
 
 def names_of_views(

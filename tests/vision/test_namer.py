@@ -217,12 +217,19 @@ def test_a_bonus_reader_with_a_bonus_reader_of_its_own_is_refused(tmp_path: Path
         Namer(namer)
 
 
-def _with_views(tmp_path: Path, margins: list[float], below: float | None = None) -> Path:
+def _with_views(
+    tmp_path: Path,
+    margins: list[float],
+    below: float | None = None,
+    turned: list[float] | None = None,
+) -> Path:
     namer = fake_namer(tmp_path, {class_by_name("1m"): 40.0, class_by_name("5p"): 160.0})
     manifest = json.loads(namer.with_suffix(".json").read_text())
     manifest["preprocessing"]["view_margins"] = margins
     if below is not None:
         manifest["preprocessing"]["more_views_below"] = below
+    if turned is not None:
+        manifest["preprocessing"]["turned_views"] = turned
     namer.with_suffix(".json").write_text(json.dumps(manifest))
     return namer
 
@@ -264,6 +271,47 @@ def test_only_the_boxes_the_first_view_doubts_are_named_again(
     assert asked == [(0.0, None), (0.5, [1])]
     assert probs[0, :2] == pytest.approx([0.99, 0.01], abs=1e-4)  # named once
     assert probs[1, :2] == pytest.approx([0.4, 0.6], abs=1e-4)  # both views averaged
+
+
+def test_a_doubted_box_is_also_named_turned_by_180_degrees(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    namer = Namer(_with_views(tmp_path, [0.0, 0.5], below=0.9, turned=[0.0]))
+
+    def upside_down_doubts(crops: np.ndarray) -> Names:
+        """Box 1 reads 1m-or-2m upright (its mark top-left), surely 2m turned."""
+        probs = np.full((len(crops), len(NAMER_CLASSES)), 1e-6)
+        for k, crop in enumerate(crops):
+            box, turned = int(crop[0, 0, 0] or crop[-1, -1, 0]), bool(crop[-1, -1, 2])
+            probs[k, :2] = (0.99, 0.01) if box == 0 else (0.02, 0.98) if turned else (0.6, 0.4)
+        return Names(probs / probs.sum(axis=1, keepdims=True))
+
+    monkeypatch.setattr(namer, "name_crops", upside_down_doubts)
+
+    def cut(margin: float, rows: np.ndarray | None) -> np.ndarray:
+        boxes = [0, 1] if rows is None else rows.tolist()
+        crops = np.zeros((len(boxes), 4, 4, 3), np.uint8)
+        crops[:, 0, 0, 0], crops[:, 0, 0, 2] = boxes, 1  # a turned crop shows these bottom-right
+        return crops
+
+    probs = namer.name_views(cut).probs
+    assert probs[0, :2] == pytest.approx([0.99, 0.01], abs=1e-4)  # sure: named once
+    assert probs[1, :2] == pytest.approx([(0.6 + 0.6 + 0.02) / 3, (0.4 + 0.4 + 0.98) / 3], abs=1e-4)
+
+
+def test_turned_views_at_a_margin_no_view_has_are_named(tmp_path: Path) -> None:
+    with pytest.raises(NamerError, match=r"turned views \[0.2\] are not among the view margins"):
+        Namer(_with_views(tmp_path, [0.08, 0.12], turned=[0.2]))
+
+
+def test_the_logits_kept_for_calibration_hold_every_view_turned_ones_too(tmp_path: Path) -> None:
+    namer = Namer(_with_views(tmp_path, [0.0, 0.5], turned=[0.5]))
+    img = np.random.default_rng(0).integers(0, 255, (100, 100, 3), dtype=np.uint8)
+    box = np.array([[30.0, 20.0, 60.0, 70.0]])
+    logits = namer.view_logits(img, box)
+    assert logits.shape[0] == 3
+    turned = np.ascontiguousarray(crop_tiles(img, box, 32, 0.5)[:, ::-1, ::-1])
+    np.testing.assert_allclose(logits[2], namer.logits(turned), atol=1e-5)
 
 
 def test_a_more_views_cut_outside_zero_to_one_is_named(tmp_path: Path) -> None:
