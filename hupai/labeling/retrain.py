@@ -444,6 +444,34 @@ def train_finder(opts: RetrainOptions, start: Path, train_root: Path, log: Log) 
     return last
 
 
+#: The base namer's reading settings a retrained namer keeps: how a box is viewed (its
+#: margins, later views only for the boxes the first doubts, the turned ones) is the reader's
+#: choice, made on real val, not the weights'.
+READING_VIEWS = ("view_margins", "more_views_below", "turned_views")
+
+
+def carried_over(manifest: dict[str, Any], base: dict[str, Any], base_file: str) -> dict[str, Any]:
+    """A retrained namer's ``manifest`` with what it keeps of the namer it was retrained from
+    (``base``, its file ``base_file``): its reading views, and its partners — the gate (only
+    "not a tile"), the blend (many sets' faces, the hard cases) and the bonus reader (flowers
+    and seasons, closer) unchanged: the corrections teach the namer itself.
+
+    >>> base = {"version": "v3", "preprocessing": {"margin": 0.08, "view_margins": [0.08, 0.12],
+    ...         "turned_views": [0.08]}, "bonus": {"file": "b.onnx"}}
+    >>> new = carried_over({"preprocessing": {"margin": 0.08}}, base, "n.onnx")
+    >>> new["preprocessing"]
+    {'margin': 0.08, 'view_margins': [0.08, 0.12], 'turned_views': [0.08]}
+    >>> new["bonus"], new["retrained_from"]["version"]
+    ({'file': 'b.onnx'}, 'v3')
+    """
+    out = dict(manifest)
+    out["retrained_from"] = {"file": base_file, "version": base.get("version")}
+    views = {k: v for k, v in base.get("preprocessing", {}).items() if k in READING_VIEWS}
+    out["preprocessing"] = {**out.get("preprocessing", {}), **views}
+    out.update({k: base[k] for k in PARTNER_KEYS if base.get(k)})
+    return out
+
+
 def export_finder(
     opts: RetrainOptions, weights: Path, start: Path, train_root: Path, version: str, log: Log
 ) -> Path:
@@ -505,15 +533,10 @@ def export_folder(
             quantize(new_namer, new_namer, calib=calib, val_limit=1500, log=log)
     manifest = json.loads(new_namer.with_suffix(".json").read_text())
     base_manifest = json.loads(namer.with_suffix(".json").read_text())
-    manifest["retrained_from"] = {"file": namer.name, "version": base_manifest.get("version")}
     for partner in PARTNER_KEYS:
-        # the gate (only "not a tile"), the blend (many sets' faces, the hard cases) and the
-        # bonus reader (flowers and seasons, closer) carry over unchanged: the corrections
-        # teach the namer itself
-        named = base_manifest.get(partner)
-        if named:
-            _copy_model(namer.parent / named["file"], out)
-            manifest[partner] = named
+        if base_manifest.get(partner):
+            _copy_model(namer.parent / base_manifest[partner]["file"], out)
+    manifest = carried_over(manifest, base_manifest, namer.name)
     new_namer.with_suffix(".json").write_text(json.dumps(manifest, indent=2) + "\n")
     if finder_weights is None:
         new_finder = _copy_model(finder, out)
