@@ -8,9 +8,11 @@ the handlers so that ``hupai --help`` stays instant.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
+from collections.abc import Iterator
 
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMAND_MODULES = (
@@ -29,6 +31,22 @@ COMMAND_MODULES = (
 
 class UserError(Exception):
     """A problem with what the user gave; printed as one line, exit status 2."""
+
+
+@contextlib.contextmanager
+def as_user_error(*errors: type[Exception]) -> Iterator[None]:
+    """Inside it, one of ``errors`` (a package's error about what the user gave) becomes a
+    :class:`UserError` with its message.
+
+    >>> with as_user_error(ValueError):
+    ...     raise ValueError("--calib data/real: no images/train")
+    Traceback (most recent call last):
+    hupai.cli.UserError: --calib data/real: no images/train
+    """
+    try:
+        yield
+    except errors as exc:
+        raise UserError(str(exc)) from None
 
 
 #: Errors the packages raise about what the user gave (a bad photo, model, request, table):

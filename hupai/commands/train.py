@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hupai.cli import TRAIN_EXTRA, UserError
+from hupai.cli import TRAIN_EXTRA, UserError, as_user_error
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -387,7 +387,7 @@ def _quantize(args: argparse.Namespace) -> int:
         raise UserError(f"{args.model}: no such model file")
     if not (args.calib / "images" / "train").is_dir():
         raise UserError(f"--calib {args.calib}: no images/train (import the real set first)")
-    try:
+    with as_user_error(QuantizeError):
         outcome = quantize(
             args.model,
             args.out,
@@ -397,8 +397,6 @@ def _quantize(args: argparse.Namespace) -> int:
             tolerance=TOLERANCE if args.tolerance is None else args.tolerance,
             force=args.force,
         )
-    except QuantizeError as exc:
-        raise UserError(str(exc)) from None
     print(f"wrote {outcome.out} ({outcome.kept}) and {outcome.out.with_suffix('.json')}")
     return 0
 
@@ -597,7 +595,7 @@ def _bonus_export(args: argparse.Namespace) -> int:
     from hupai.training.quantize import QuantizeError
 
     _need_weights(args.weights)
-    try:
+    with as_user_error(QuantizeError):  # its selection crops are not there to check int8 on
         out = export(
             args.weights,
             args.out,
@@ -605,8 +603,6 @@ def _bonus_export(args: argparse.Namespace) -> int:
             command=args.command,
             int8_calib=_int8_calib(args),
         )
-    except QuantizeError as exc:  # its selection crops are not there to check int8 on
-        raise UserError(str(exc)) from None
     return _wrote(out)
 
 
