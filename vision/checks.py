@@ -130,18 +130,22 @@ def checks(
     melds: list[ReadMeld],
     flowers: list[Tile],
     set_apart: list[Tile],
+    loose: list[Tile],
     size: tuple[int, int],
     to_image: NDArray[np.float64],
 ) -> list[ReadingWarning]:
+    """The warnings a reading's tiles raise (``loose``: the face-up tiles that fit no part of
+    a hand)."""
     out: list[ReadingWarning] = []
     names = [CLASS_NAMES[int(c)] for c in det.class_id]
-    # Copies: four of a kind at most (one of each flower) among everything on the table
-    # (``set_apart`` holds the tiles that fit no part of a hand too).
+    # Copies: four of a kind at most (one of each flower) among everything on the table,
+    # the loose tiles too (a fifth white dragon may lie apart: a set's blank spare tile).
     seen: Counter[Tile] = Counter(hand)
     for m in melds:
         seen.update(m.tiles)
     seen.update(flowers)
     seen.update(set_apart)
+    seen.update(loose)
     for t, n in sorted(seen.items()):
         cap = 1 if t.is_flower else 4
         if n > cap:

@@ -446,7 +446,7 @@ def build_reading(
             )
         )
     loose = [tile(i) for i in stray if det.class_id[i] != BACK]
-    warnings += checks(det, photo_det, hand, melds, flowers, set_apart + loose, (w, h), to_image)
+    warnings += checks(det, photo_det, hand, melds, flowers, set_apart, loose, (w, h), to_image)
     check_below = CHECK_BELOW if names is None else names.check_below
     check = tiles_to_check(
         det,
