@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -47,6 +47,9 @@ from hupai.training.namer import (
     train_epochs,
 )
 from hupai.vision.namer import BONUS
+
+if TYPE_CHECKING:
+    from hupai.training.quantize import Check
 
 #: The bonus reader's input side (px): a tile's corner number is then 8-15 px high.
 BONUS_SIZE = 128
@@ -467,7 +470,7 @@ def selection_sets(cfg: dict[str, Any]) -> dict[str, CropSet]:
     return {k: CropSet.load(p) for k, p in files.items()}
 
 
-def int8_check(sets: dict[str, CropSet]) -> Callable[[Path, Path], Any]:
+def int8_check(sets: dict[str, CropSet]) -> Callable[[Path, Path], Check]:
     """Float against int8 as the reader is chosen: each selection set's bonus tiles named
     right, the best of the eight bonus names (the others' outputs unread)."""
     from hupai.training.quantize import Check
