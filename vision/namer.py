@@ -104,6 +104,8 @@ class NamerManifest:
     #: ``bonus_namer_weight``); None: this namer's word alone
     bonus: str | None = None
     bonus_namer_weight: float = 0.0
+    #: the bonus reader looks at each crop turned by 180° too, the two looks averaged
+    bonus_turned: bool = False
 
     @property
     def partners(self) -> tuple[str, ...]:
@@ -149,6 +151,7 @@ class NamerManifest:
                 check_below=_optional_float(data.get("calibration", {}).get("check_below")),
                 bonus=str(data["bonus"]["file"]) if data.get("bonus") else None,
                 bonus_namer_weight=float((data.get("bonus") or {}).get("namer_weight", 0.0)),
+                bonus_turned=bool((data.get("bonus") or {}).get("turned", False)),
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise NamerError(f"{source}: not a hupai namer manifest ({exc!r})") from None
@@ -550,8 +553,17 @@ class Namer:
         if self.bonus is None or not len(rows):
             return probs
         b = self.bonus
-        look = b.name_crops(closer(b.input_size, b.manifest.margin, rows)).probs
+        look = self.bonus_names(closer(b.input_size, b.manifest.margin, rows))
         return with_bonus_names(probs, rows, look, self.manifest.bonus_namer_weight)
+
+    def bonus_names(self, crops: NDArray[np.uint8]) -> NDArray[np.float64]:
+        """The bonus reader's names of its crops — upright, and turned too where the manifest
+        says (``"turned"`` in its ``"bonus"`` entry), the two averaged."""
+        assert self.bonus is not None
+        probs = self.bonus.name_crops(crops).probs
+        if self.manifest.bonus_turned:
+            probs = (probs + self.bonus.name_crops(turned(crops)).probs) / 2
+        return np.asarray(probs, np.float64)
 
     def closer_look(
         self,
@@ -565,9 +577,7 @@ class Namer:
         if self.bonus is None:
             return None
         b = self.bonus
-        return b.name_crops(
-            crop_tiles(image, xyxy, b.input_size, b.manifest.margin, to_image)
-        ).probs
+        return self.bonus_names(crop_tiles(image, xyxy, b.input_size, b.manifest.margin, to_image))
 
     def view_logits(
         self,

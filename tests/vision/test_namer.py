@@ -158,6 +158,31 @@ def _with_bonus(tmp_path: Path, main: dict[str, float], closer: dict[str, float]
     return namer
 
 
+def test_a_bonus_reader_told_so_looks_at_each_crop_turned_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _with_bonus(tmp_path, {"8f": 40.0}, {"5f": 40.0})
+    manifest = json.loads(path.with_suffix(".json").read_text())
+    manifest["bonus"]["turned"] = True
+    path.with_suffix(".json").write_text(json.dumps(manifest))
+    namer = Namer(path)
+    assert namer.bonus is not None
+
+    def by_corner(crops: np.ndarray) -> Names:
+        """5f where the mark lies top-left (upright), 7f where it lies bottom-right."""
+        probs = np.full((len(crops), len(NAMER_CLASSES)), 1e-6)
+        probs[:, class_by_name("5f")] = crops[:, 0, 0, 0] > 0
+        probs[:, class_by_name("7f")] = crops[:, -1, -1, 0] > 0
+        return Names(probs / probs.sum(axis=1, keepdims=True))
+
+    monkeypatch.setattr(namer.bonus, "name_crops", by_corner)
+    crops = np.zeros((1, 48, 48, 3), np.uint8)
+    crops[0, 0, 0, 0] = 255
+    names = namer.bonus_names(crops)[0]
+    assert names[class_by_name("5f")] == pytest.approx(0.5, abs=1e-4)
+    assert names[class_by_name("7f")] == pytest.approx(0.5, abs=1e-4)
+
+
 def _name_one(namer: Path, red: int) -> np.ndarray:
     img = np.full((100, 100, 3), (30, 30, red), np.uint8)
     return Namer(namer).name(img, np.array([[20, 20, 60, 70.0]])).probs[0]
