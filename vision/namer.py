@@ -533,17 +533,21 @@ class Namer:
         ``more_views_below``; then, where the manifest names a bonus reader, the boxes named
         a flower or a season looked at again in the crops ``closer`` cuts."""
         specs = self.manifest.view_specs
+        first_margin = specs[0][0]  # (upright)
+        every = cut(first_margin, None)
 
-        def named(spec: tuple[float, bool], rows: NDArray[np.int64] | None) -> NDArray[np.float64]:
-            margin, turn = spec
-            crops = cut(margin, rows)
-            return self.name_crops(turned(crops) if turn else crops).probs
+        def later(rows: NDArray[np.int64] | None) -> list[NDArray[np.float64]]:
+            # each margin cut once: a turned view names the crops of its upright twin
+            crops = {first_margin: every if rows is None else every[rows]}
+            for margin, _ in specs[1:]:
+                if margin not in crops:
+                    crops[margin] = cut(margin, rows)
+            return [
+                self.name_crops(turned(crops[m]) if turn else crops[m]).probs
+                for m, turn in specs[1:]
+            ]
 
-        probs = with_more_views(
-            named(specs[0], None),
-            lambda rows: [named(spec, rows) for spec in specs[1:]],
-            self.manifest.more_views_below,
-        )
+        probs = with_more_views(self.name_crops(every).probs, later, self.manifest.more_views_below)
         return Names(probs if closer is None else self.looked_closer(probs, closer))
 
     def looked_closer(self, probs: NDArray[np.float64], closer: CloserCut) -> NDArray[np.float64]:
