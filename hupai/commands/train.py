@@ -338,10 +338,8 @@ def _resume(args: argparse.Namespace) -> int:
     from hupai.training.finder import TrainConfig, train
 
     config = TrainConfig(data="", name=args.name, project=args.project)
-    try:
+    with as_user_error(FileNotFoundError):
         print(f"best weights: {train(config, resume=True)}")
-    except FileNotFoundError as exc:
-        raise UserError(str(exc)) from None
     return 0
 
 
@@ -431,7 +429,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     if args.split == "test":
         raise UserError("--split test: the test split is never chosen on; calibrate on val")
-    try:
+    with as_user_error(DatasetError, ModelError, NamerError):
         namer = Namer(args.namer, threads=args.threads)
         finder = Detector(args.model, threads=args.threads).path
         recorded = calibration.record(
@@ -443,8 +441,6 @@ def _calibrate(args: argparse.Namespace) -> int:
             limit=args.limit,
             progress=True,
         )
-    except (DatasetError, ModelError, NamerError) as exc:
-        raise UserError(str(exc)) from None
     if not recorded:
         raise UserError(f"{args.data}: no {args.split} photos to calibrate on")
     cal = calibration.calibrate(
@@ -572,10 +568,8 @@ def _best_weights(run: Callable[[Any], Path], config: Any) -> int:
     """Run a namer-like recipe to its end; a missing input or model is the user's to mend."""
     from hupai.vision.namer import NamerError
 
-    try:
+    with as_user_error(FileNotFoundError, NamerError):
         print(f"best weights: {run(config)}")
-    except (FileNotFoundError, NamerError) as exc:
-        raise UserError(str(exc)) from None
     return 0
 
 
