@@ -29,7 +29,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -86,6 +86,29 @@ class BonusConfig:
     def run_dir(self) -> Path:
         return Path(self.project) / self.name
 
+    @staticmethod
+    def saved(data: dict[str, Any]) -> BonusConfig:
+        """The config a checkpoint saved (``asdict``); fields it lacks at their defaults."""
+        known = {f.name for f in fields(BonusConfig)}
+        return BonusConfig(**{k: v for k, v in data.items() if k in known})
+
+    def crop_files(self) -> dict[str, Path]:
+        """Each crop set of the run by name, and its file under ``data`` (built once, reused):
+        generated faces, the held-out family's, the art sets', real train's and real val's."""
+        from hupai.datasets.synth.faces import HELD_OUT_FAMILY
+
+        art = "" if self.art_variants == 40 else f"-n{self.art_variants}"
+        stems = {
+            "gen": f"gen-s{self.seed}-n{self.styles}",
+            f"heldout-{HELD_OUT_FAMILY}": (
+                f"heldout-{HELD_OUT_FAMILY}-s{self.seed + 1}-n{self.val_styles}"
+            ),
+            "art": f"art-s{self.seed}{art}",
+            "real-train": "real-train",
+            "real-val": "real-val",
+        }
+        return {k: Path(self.data) / f"{stem}.npz" for k, stem in stems.items()}
+
     def trainer(self) -> NamerConfig:
         """The namer's training settings this run trains with."""
         return NamerConfig(
@@ -98,6 +121,12 @@ class BonusConfig:
             seed=self.seed,
             threads=self.threads,
         )
+
+
+def is_selection(name: str) -> bool:
+    """Whether a run's crop set (:meth:`BonusConfig.crop_files`) is one it chooses its weights
+    on: real val's bonus tiles, the held-out family's."""
+    return name == "real-val" or name.startswith("heldout-")
 
 
 def build_bonus_model(blocks: int = 0, head: int = 256) -> Any:
@@ -340,7 +369,6 @@ def crop_sets(cfg: BonusConfig, log: Callable[[str], None]) -> dict[str, CropSet
     from hupai.datasets.synth.faces import HELD_OUT_FAMILY
     from hupai.vision.namer import Namer
 
-    data = Path(cfg.data)
     namer: list[Any] = []
 
     def judge() -> Any:
@@ -349,24 +377,21 @@ def crop_sets(cfg: BonusConfig, log: Callable[[str], None]) -> dict[str, CropSet
         return namer[0]
 
     makers: dict[str, Callable[[], CropSet]] = {
-        f"gen-s{cfg.seed}-n{cfg.styles}": lambda: generated_bonus(cfg.styles, seed=cfg.seed),
-        f"heldout-{HELD_OUT_FAMILY}-s{cfg.seed + 1}-n{cfg.val_styles}": lambda: generated_bonus(
+        "gen": lambda: generated_bonus(cfg.styles, seed=cfg.seed),
+        f"heldout-{HELD_OUT_FAMILY}": lambda: generated_bonus(
             cfg.val_styles, seed=cfg.seed + 1, families=(HELD_OUT_FAMILY,)
         ),
-        f"art-s{cfg.seed}" + ("" if cfg.art_variants == 40 else f"-n{cfg.art_variants}"): (
-            lambda: art_bonus(cfg.art_variants, seed=cfg.seed)
-        ),
+        "art": lambda: art_bonus(cfg.art_variants, seed=cfg.seed),
         "real-train": lambda: real_bonus(Path(cfg.real), "train", judge()),
         "real-val": lambda: real_bonus(Path(cfg.real), "val", judge()),
     }
     sets = {}
-    for key, make in makers.items():
-        path = data / f"{key}.npz"
+    for key, path in cfg.crop_files().items():
         if not path.exists():
             began = time.perf_counter()
-            make().save(path)
+            makers[key]().save(path)
             log(f"crops: {path} ({time.perf_counter() - began:.0f} s)")
-        sets[key.split("-s")[0] if not key.startswith("real") else key] = CropSet.load(path)
+        sets[key] = CropSet.load(path)
     return sets
 
 
@@ -384,7 +409,7 @@ def run(cfg: BonusConfig) -> Path:
     log = start_run(run_dir, asdict(cfg), cfg.threads)
     sets = crop_sets(cfg, log)
     gen, art, real = sets["gen"], sets["art"], sets["real-train"]
-    vals = {k: v for k, v in sets.items() if k in ("real-val",) or k.startswith("heldout")}
+    vals = {k: v for k, v in sets.items() if is_selection(k)}
     log(
         f"train: generated {len(gen)}, art {len(art)}, real {len(real)}; val "
         + ", ".join(f"{k} {len(v)}" for k, v in vals.items())
@@ -448,18 +473,12 @@ def run(cfg: BonusConfig) -> Path:
 BONUS_TOLERANCE = 0.006
 
 
-def selection_sets(cfg: dict[str, Any]) -> dict[str, CropSet]:
-    """The crop sets a run chose its weights on (real val's bonus tiles, the held-out family's),
-    read from the run's data folder (``cfg``: its :class:`BonusConfig` as a dict)."""
-    from hupai.datasets.synth.faces import HELD_OUT_FAMILY
+def selection_sets(cfg: BonusConfig) -> dict[str, CropSet]:
+    """The crop sets a run chose its weights on (:func:`is_selection`), read from its data
+    folder."""
     from hupai.training.quantize import QuantizeError
 
-    data = Path(cfg.get("data", "data/bonus"))
-    held_out = f"heldout-{HELD_OUT_FAMILY}"
-    files = {
-        "real-val": data / "real-val.npz",
-        held_out: data / f"{held_out}-s{cfg.get('seed', 0) + 1}-n{cfg.get('val_styles', 120)}.npz",
-    }
+    files = {k: p for k, p in cfg.crop_files().items() if is_selection(k)}
     missing = [str(p) for p in files.values() if not p.exists()]
     if missing:
         raise QuantizeError(
@@ -505,9 +524,9 @@ def export(
     from hupai.training.quantize import quantize
 
     ckpt = torch.load(weights, map_location="cpu", weights_only=False)
-    cfg = ckpt["config"].get("bonus", {})
+    cfg = BonusConfig.saved(ckpt["config"].get("bonus", {}))
     data = (
-        f"flowers and seasons only: {cfg.get('styles')} procedural set styles of the training "
+        f"flowers and seasons only: {cfg.styles} procedural set styles of the training "
         "families drawn as tiles (hupai.training.bonus.compose_tile), the art sets' bonus faces, "
         "the real train photos' bonus tiles (mirror images turned back); chosen on real val's "
         "and the held-out family's bonus tiles"
@@ -520,7 +539,7 @@ def export(
         data=data,
         command=command,
         int8_calib=None,
-        build=lambda: build_bonus_model(cfg.get("blocks", 0), cfg.get("head", 256)),
+        build=lambda: build_bonus_model(cfg.blocks, cfg.head),
     )
     manifest_path = out.with_suffix(".json")
     manifest = json.loads(manifest_path.read_text())
@@ -529,10 +548,10 @@ def export(
         f"{BONUS_SIZE}-px look (only its outputs 1f-8f are read)"
     )
     manifest["val"] = ckpt.get("val")
-    if cfg.get("blocks"):
+    if cfg.blocks:
         manifest["architecture"] = (
-            f"EfficientNet-Lite0 (efficientnet-lite-pytorch 0.1.0) cut after {cfg['blocks']} of "
-            f"its 16 blocks, a {cfg.get('head', 256)}-channel head conv, 44-way head"
+            f"EfficientNet-Lite0 (efficientnet-lite-pytorch 0.1.0) cut after {cfg.blocks} of "
+            f"its 16 blocks, a {cfg.head}-channel head conv, 44-way head"
         )
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     if int8_calib is not None:
