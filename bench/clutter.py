@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from heldout import HELD_OUT, write_scenes  # noqa: E402
+import heldout  # noqa: E402
+from heldout import write_scenes  # noqa: E402
 
 from hupai.vision import clutter, reading  # noqa: E402
 from hupai.vision.detections import Detections, box_iou  # noqa: E402
@@ -89,27 +89,20 @@ def fit(x: NDArray, y: NDArray, l2: float = 1e-3) -> tuple[float, NDArray]:
 
 
 def scenes(kind: str, n: int, seed: int, tmp: Path) -> list[Path]:
-    from hupai.datasets.sheets import fetch, held_out_glyphs
+    """``n`` scenes (seeds ``(seed, i)``) of each renderer of ``kind`` as YOLO folders: "fit",
+    the trained-on art sets and procedural families; else ``bench/heldout.py``'s."""
     from hupai.datasets.synth.art import build_cache, load_glyphs
-    from hupai.datasets.synth.faces import HELD_OUT_FAMILY
     from hupai.datasets.synth.render import GeneratedFaces, Renderer
 
-    glyphs = load_glyphs(build_cache())
-    renderers: dict[str, Callable[[], Renderer]] = (
+    made: dict[str, Renderer] = (
         {
-            "seen-art": lambda: Renderer(glyphs),
-            "families": lambda: Renderer({}, GeneratedFaces(1.0)),
+            "seen-art": Renderer(load_glyphs(build_cache())),
+            "families": Renderer({}, GeneratedFaces(1.0)),
         }
         if kind == "fit"
-        else {
-            HELD_OUT: lambda: Renderer(
-                {HELD_OUT: held_out_glyphs(fetch(ROOT / "data" / "debian-art"))}
-            ),
-            "samoheen": lambda: Renderer({"samoheen": glyphs["samoheen"]}),
-            f"gen-{HELD_OUT_FAMILY}": lambda: Renderer({}, GeneratedFaces(1.0, (HELD_OUT_FAMILY,))),
-        }
+        else heldout.renderers()
     )
-    return [write_scenes(make(), tmp / name, n, seed) for name, make in renderers.items()]
+    return [write_scenes(renderer, tmp / name, n, seed) for name, renderer in made.items()]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,6 +39,18 @@ HELD_OUT = "dorothys"
 KINDS = ("not a tile", "two tiles", "part tile", "misnamed", "missed")
 
 
+def renderers(seen: str = "samoheen", family: bool = True) -> dict[str, Renderer]:
+    """The scenes measured, by name: the held-out art set, the trained-on ``seen`` one (the
+    peer) and, with ``family``, the held-out procedural style family."""
+    out = {
+        HELD_OUT: Renderer({HELD_OUT: held_out_glyphs(fetch(ROOT / "data" / "debian-art"))}),
+        seen: Renderer({seen: load_glyphs(build_cache())[seen]}),
+    }
+    if family:
+        out[f"gen-{HELD_OUT_FAMILY}"] = Renderer({}, GeneratedFaces(1.0, (HELD_OUT_FAMILY,)))
+    return out
+
+
 def write_scenes(renderer: Renderer, out: Path, n: int, seed: int) -> Path:
     """``n`` scenes as a YOLO folder (images/test, labels/test, classes.txt)."""
     import cv2
@@ -139,16 +151,9 @@ def main(argv: list[str] | None = None) -> int:
         "--no-family", action="store_true", help="leave out the held-out procedural style family"
     )
     args = parser.parse_args(argv)
-    renderers = {
-        HELD_OUT: Renderer({HELD_OUT: held_out_glyphs(fetch(ROOT / "data" / "debian-art"))}),
-        args.seen: Renderer({args.seen: load_glyphs(build_cache())[args.seen]}),
-    }
-    if not args.no_family:
-        family = f"gen-{HELD_OUT_FAMILY}"
-        renderers[family] = Renderer({}, GeneratedFaces(1.0, (HELD_OUT_FAMILY,)))
     rows = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, renderer in renderers.items():
+        for name, renderer in renderers(args.seen, not args.no_family).items():
             folder = write_scenes(renderer, Path(tmp) / name, args.n, args.seed)
             rows[name] = measure(folder, args.model, args.namer)
         if args.real:
