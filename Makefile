@@ -100,15 +100,22 @@ test-train: train-deps
 # with torch and no registry), from the repository root with the pack beside it:
 # `make train-gpu-run OUT=dir` — ≤ 9 minutes, finder.onnx + namer.onnx + logs in dir.
 GPU_PACK ?= build/gpu-pack
+GPU_LINKS ?= /tmp/hupai-links
 train-gpu: train-deps
 	$(PY) -m hupai.training.gpu pack --out $(GPU_PACK) --real data/real
 
 train-gpu-run:
 	@test -n "$(OUT)" || { echo "usage: make train-gpu-run OUT=folder [GPU_PACK=$(GPU_PACK)]"; exit 2; }
 	python3 -m pip install -q --no-index --no-deps --no-compile $(GPU_PACK)/wheels/*.whl
-	python3 -m pip install -q --no-index --no-deps --no-build-isolation -e .
+	# hupai itself, editable — or, where the machine's setuptools is older than pyproject.toml
+	# needs (77), pyproject's package-dir mapping as links on PYTHONPATH
+	python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . || { \
+		rm -rf $(GPU_LINKS) && mkdir -p $(GPU_LINKS)/hupai && \
+		ln -s $(CURDIR)/hupai/* $(GPU_LINKS)/hupai/ && \
+		for d in scoring vision datasets ledger service models; do \
+			ln -s $(CURDIR)/$$d $(GPU_LINKS)/hupai/$$d; done; }
 	HUPAI_FACE_FONTS=$(abspath $(GPU_PACK))/fonts YOLO_OFFLINE=1 PYTHONUNBUFFERED=1 \
-		python3 -m hupai.training.gpu run --pack $(GPU_PACK) --out $(OUT)
+		PYTHONPATH=$(GPU_LINKS) python3 -m hupai.training.gpu run --pack $(GPU_PACK) --out $(OUT)
 
 # The labelling loop against a real Label Studio on loopback (its own virtual environment:
 # label-studio pins its own Django stack; ~400 MB, a few minutes the first time).

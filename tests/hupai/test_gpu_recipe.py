@@ -14,7 +14,16 @@ if importlib.util.find_spec("ultralytics") is None or importlib.util.find_spec("
     pytest.skip("needs the train extra (make train-deps)", allow_module_level=True)
 
 from hupai.datasets.synth.faces import usable_families
-from hupai.training.gpu import PACK_LIMIT, TINY, PackError, pack, run
+from hupai.training.gpu import (
+    FINDER_INIT,
+    LOGS_ARCHIVE,
+    OUT_FILES,
+    PACK_LIMIT,
+    TINY,
+    PackError,
+    pack,
+    run,
+)
 
 pytestmark = pytest.mark.train
 REAL = Path(__file__).resolve().parents[2] / "data" / "real"
@@ -71,3 +80,49 @@ def test_a_tiny_gpu_run_on_the_cpu_writes_both_models(
     detector.detect(np.zeros((160, 160, 3), np.uint8))
     Namer(str(out / "namer.onnx"), threads=1)
     assert "done in" in (out / "run.log").read_text()
+    # the device tool brings back at most 8 files: the logs come in one archive
+    back = {p.name for p in out.iterdir() if p.is_file()}
+    assert back <= {*OUT_FILES, LOGS_ARCHIVE} and len(back) <= 8
+
+
+def test_a_pack_carries_the_finder_it_starts_from(tmp_path: Path) -> None:
+    if not (REAL / "images" / "val").is_dir():
+        pytest.skip(f"{REAL}: the real set is not imported (hupai data import-roboflow)")
+    init = tmp_path / "best.pt"
+    init.write_bytes(b"a finder checkpoint")
+    folder = pack(
+        tmp_path / "pack", real=REAL, config=TINY, wheels=False, real_limit=1, finder_init=init
+    )
+    assert json.loads((folder / "config.json").read_text())["finder_init"] == FINDER_INIT
+    assert (folder / FINDER_INIT).read_bytes() == init.read_bytes()
+
+
+def test_the_namer_stops_when_its_time_is_up(tmp_path: Path) -> None:
+    """A GPU run's namer checkpoints the epoch in hand at ``stop_at`` and trains no further."""
+    import numpy as np
+    import torch
+
+    from hupai.datasets.crops import CropSet
+    from hupai.training.namer import NamerConfig, train_epochs
+
+    rng = np.random.default_rng(0)
+    crops = CropSet(
+        images=rng.integers(0, 255, (8, 96, 96, 3), dtype=np.uint8),
+        labels=np.arange(8, dtype=np.int16),
+        groups=np.arange(8, dtype=np.int32),
+        sources=["test"] * 8,
+    )
+    model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.LazyLinear(43))
+    epochs: list[int] = []
+    cfg = NamerConfig(batch=2, size=16, stop_at=1.0)  # long past
+    train_epochs(
+        model,
+        [(crops, 1.0)],
+        cfg,
+        epochs=3,
+        epoch_crops=8,
+        state=None,
+        on_epoch=lambda epoch, _: epochs.append(epoch),
+        log=lambda _: None,
+    )
+    assert epochs == [0]
