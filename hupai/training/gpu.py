@@ -32,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -75,6 +76,7 @@ class GpuConfig:
     finder_minutes: float = 3.5  # ultralytics stops at this time whatever the epochs
     finder_init: str = ""  # a .pt to start from, in the pack ("" = the architecture, from scratch)
     finder_lr0: float = 0.002  # AdamW's rate; lower to fine-tune a trained finder
+    real_repeat: int = 1  # real train listed this many times beside the scenes
     namer_init: str = "models/hupai-namer-v3.onnx"
     namer_scenes: int = 1500  # synthetic scenes for the namer's crops
     namer_gen_scenes: int = 1500
@@ -338,11 +340,9 @@ def _log(out: Path, line: str) -> None:
 
 
 def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str, object]:
-    """Synthesis, finder, namer, ONNX export — everything a GPU run does, into ``out``."""
+    """Synthesis, finder, namer, ONNX export — everything a GPU run does, into ``out``. A
+    stage with no time (``finder_minutes`` 0) or no epochs (``namer_epochs`` 0) is left out."""
     from hupai.datasets.synth.art import DEFAULT_CACHE_ROOT
-    from hupai.datasets.synth.generate import generate
-    from hupai.datasets.synth.render import GeneratedFaces, SceneMix
-    from hupai.training import finder, namer
 
     cfg = config or GpuConfig(**json.loads((pack_dir / "config.json").read_text()))
     use_shims()
@@ -363,12 +363,37 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
     cache = DEFAULT_CACHE_ROOT / "faces-v1"
     if not (cache / "COMPLETE").exists():
         shutil.copytree(pack_dir / "cache" / "faces-v1", cache, dirs_exist_ok=True)
-    real = (pack_dir / "real").resolve()
     summary: dict[str, object] = {"config": asdict(cfg)}
 
-    def minutes() -> float:
-        return (time.perf_counter() - began) / 60
+    def log(line: str) -> None:
+        _log(out, f"{line} ({(time.perf_counter() - began) / 60:.1f} min)")
 
+    if cfg.finder_minutes > 0:
+        _finder_stage(cfg, pack_dir, work, out, photos, log)
+    if cfg.namer_epochs > 0:
+        _namer_stage(cfg, pack_dir, work, out, bool(photos), stop_at, log)
+    summary["minutes"] = round((time.perf_counter() - began) / 60, 2)
+    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    log(f"done: {', '.join(p.name for p in sorted(out.glob('*.onnx')))}")
+    archive_logs(out)
+    return summary
+
+
+def _finder_stage(
+    cfg: GpuConfig,
+    pack_dir: Path,
+    work: Path,
+    out: Path,
+    photos: list[Path],
+    log: Callable[[str], None],
+) -> None:
+    """Render the finder's scenes on every core, train it on them and real train (repeated
+    ``real_repeat`` times), export ``finder.onnx``."""
+    from hupai.datasets.synth.generate import generate
+    from hupai.datasets.synth.render import GeneratedFaces, SceneMix
+    from hupai.training import finder
+
+    real = (pack_dir / "real").resolve()
     synth = work / "synth"
     result = generate(
         synth,
@@ -389,14 +414,10 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
             tile_shaped=cfg.finder_tile_shaped_share,
         ),
     )
-    _log(
-        out,
-        f"synthesis: {result.images} scenes, {result.images_per_second:.1f}/s "
-        f"({minutes():.1f} min)",
-    )
-
+    log(f"synthesis: {result.images} scenes, {result.images_per_second:.1f}/s")
+    # a folder listed twice is read twice (ultralytics keeps every listed file)
     data = finder.write_mix_yaml(
-        [synth / "images" / "train", real / "images" / "train"],
+        [synth / "images" / "train", *[real / "images" / "train"] * cfg.real_repeat],
         real / "images" / "val",
         work / "finder.data.yaml",
     )
@@ -417,7 +438,7 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
         time=cfg.finder_minutes / 60,
     )
     best = finder.train(finder_cfg)
-    _log(out, f"finder: trained ({minutes():.1f} min)")
+    log("finder: trained")
     finder.export_onnx(
         best, out / "finder.onnx", imgsz=cfg.imgsz, version="gpu", data=str(data), finder_conf=0.30
     )
@@ -425,11 +446,24 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
         if (best.parents[1] / name).exists():
             shutil.copyfile(best.parents[1] / name, out / f"finder-{name}")
 
+
+def _namer_stage(
+    cfg: GpuConfig,
+    pack_dir: Path,
+    work: Path,
+    out: Path,
+    photos: bool,
+    stop_at: float,
+    log: Callable[[str], None],
+) -> None:
+    """Build the namer's crops, fine-tune it until ``stop_at``, export ``namer.onnx``."""
+    from hupai.training import namer
+
     namer_cfg = namer.NamerConfig(
         name="namer",
         project=str(work / "runs"),
         data=str(work / "crops"),
-        real=str(real),
+        real=str((pack_dir / "real").resolve()),
         synth_scenes=cfg.namer_scenes,
         synth_val_scenes=max(2, cfg.namer_scenes // 10),
         epochs=cfg.namer_epochs,
@@ -444,7 +478,7 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
         threads=cfg.workers,
         device="cpu" if cfg.device == "cpu" else f"cuda:{cfg.device}",
         offline=True,
-        photos=bool(photos),
+        photos=photos,
         scene_keyboard=cfg.keyboard_share,
         scene_printed=cfg.printed_share,
         scene_shelf=cfg.shelf_share,
@@ -452,7 +486,7 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
         stop_at=stop_at,
     )
     weights = namer.run(namer_cfg)
-    _log(out, f"namer: trained ({minutes():.1f} min)")
+    log("namer: trained")
     namer.export(
         weights,
         out / "namer.onnx",
@@ -464,11 +498,6 @@ def run(pack_dir: Path, out: Path, config: GpuConfig | None = None) -> dict[str,
     for name in ("train.log", "history.jsonl"):
         if (weights.parents[1] / name).exists():
             shutil.copyfile(weights.parents[1] / name, out / f"namer-{name}")
-    summary["minutes"] = round(minutes(), 2)
-    (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
-    _log(out, f"done in {minutes():.1f} min: {out / 'finder.onnx'}, {out / 'namer.onnx'}")
-    archive_logs(out)
-    return summary
 
 
 def archive_logs(out: Path) -> None:
@@ -498,7 +527,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tiny", action="store_true", help="the dry run's config")
     p.add_argument("--finder-init", type=Path, help="a finder checkpoint (.pt) to fine-tune from")
     p.add_argument("--finder-lr0", type=float, default=GpuConfig.finder_lr0)
-    p.add_argument("--finder-minutes", type=float, default=GpuConfig.finder_minutes)
+    p.add_argument(
+        "--finder-minutes",
+        type=float,
+        default=GpuConfig.finder_minutes,
+        help="0: no finder (nor its scenes)",
+    )
+    p.add_argument("--synth-scenes", type=int, default=GpuConfig.synth_scenes)
+    p.add_argument("--real-repeat", type=int, default=GpuConfig.real_repeat)
+    p.add_argument("--namer-epochs", type=int, default=GpuConfig.namer_epochs, help="0: no namer")
+    p.add_argument("--minutes", type=float, default=GpuConfig.minutes)
     r = sub.add_parser("run", help="train from a pack (on the GPU machine)")
     r.add_argument("--pack", type=Path, default=Path("build/gpu-pack"))
     r.add_argument("--out", type=Path, required=True)
@@ -512,6 +550,10 @@ def main(argv: list[str] | None = None) -> int:
                 real_quality=args.real_quality,
                 finder_lr0=args.finder_lr0,
                 finder_minutes=args.finder_minutes,
+                synth_scenes=args.synth_scenes,
+                real_repeat=args.real_repeat,
+                namer_epochs=args.namer_epochs,
+                minutes=args.minutes,
             )
             # the device tool's limit holds the checkout and the pack together
             limit = PACK_LIMIT - travelling_size(Path.cwd())

@@ -79,7 +79,7 @@ def test_a_tiny_gpu_run_on_the_cpu_writes_both_models(
     detector = Detector(str(out / "finder.onnx"), threads=1)
     detector.detect(np.zeros((160, 160, 3), np.uint8))
     Namer(str(out / "namer.onnx"), threads=1)
-    assert "done in" in (out / "run.log").read_text()
+    assert "done: finder.onnx, namer.onnx" in (out / "run.log").read_text()
     # the device tool brings back at most 8 files: the logs come in one archive
     back = {p.name for p in out.iterdir() if p.is_file()}
     assert back <= {*OUT_FILES, LOGS_ARCHIVE} and len(back) <= 8
