@@ -101,8 +101,11 @@ test-train: train-deps
 # `make train-gpu-run OUT=dir` — ≤ 9 minutes, finder.onnx + namer.onnx + logs in dir.
 GPU_PACK ?= build/gpu-pack
 GPU_LINKS ?= /tmp/hupai-links
+# the finder a run fine-tunes (local: runs/ is not in git); none — trained from scratch
+FINDER_INIT ?= $(wildcard runs/finder-v6b/weights/best.pt)
 train-gpu: train-deps
-	$(PY) -m hupai.training.gpu pack --out $(GPU_PACK) --real data/real
+	$(PY) -m hupai.training.gpu pack --out $(GPU_PACK) --real data/real \
+		$(if $(FINDER_INIT),--finder-init $(FINDER_INIT))
 
 train-gpu-run:
 	@test -n "$(OUT)" || { echo "usage: make train-gpu-run OUT=folder [GPU_PACK=$(GPU_PACK)]"; exit 2; }
