@@ -102,27 +102,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _import_roboflow(args: argparse.Namespace) -> int:
-    from hupai.cli import UserError
+    from hupai.cli import as_user_error
     from hupai.datasets.roboflow import RoboflowImportError, import_roboflow
     from hupai.datasets.stats import format_stats, write_stats
 
-    try:
+    with as_user_error(RoboflowImportError):
         report = import_roboflow(
             args.source, args.out, resplit=args.resplit, seed=args.seed, overwrite=args.overwrite
         )
-    except RoboflowImportError as exc:
-        raise UserError(str(exc)) from None
     print(report.summary())
     print(format_stats(write_stats(args.out)))
     return 0
 
 
 def _import_labels(args: argparse.Namespace) -> int:
-    from hupai.cli import UserError
+    from hupai.cli import as_user_error
     from hupai.datasets.importing import import_labels
     from hupai.datasets.labels import LabelError
 
-    try:
+    with as_user_error(LabelError):
         report = import_labels(
             args.source,
             args.out,
@@ -133,8 +131,6 @@ def _import_labels(args: argparse.Namespace) -> int:
             overwrite=args.overwrite,
             keep_empty=args.keep_empty,
         )
-    except LabelError as exc:
-        raise UserError(str(exc)) from None
     print(f"{args.source}: {report.format}; {report.classes}")
     print(f"wrote {len(report.images)} photos, {report.boxes} boxes to {args.out}")
     if report.not_annotated:
@@ -221,7 +217,7 @@ def scene_mix_of(args: argparse.Namespace, prefix: str) -> SceneMix:
 
 
 def _synth(args: argparse.Namespace) -> int:
-    from hupai.cli import UserError
+    from hupai.cli import UserError, as_user_error
     from hupai.datasets.stats import format_stats, write_stats
     from hupai.datasets.synth.generate import SynthError, generate
     from hupai.datasets.synth.render import GeneratedFaces
@@ -230,7 +226,7 @@ def _synth(args: argparse.Namespace) -> int:
         generated = GeneratedFaces(args.generated_share) if args.generated_share else None
     except ValueError as exc:
         raise UserError(f"--generated-share: {exc}") from None
-    try:
+    with as_user_error(SynthError):
         result = generate(
             args.out,
             n=args.n,
@@ -246,8 +242,6 @@ def _synth(args: argparse.Namespace) -> int:
             photo_share=args.photo_share,
             mix=scene_mix_of(args, ""),
         )
-    except SynthError as exc:
-        raise UserError(str(exc)) from None
     print(format_stats(write_stats(args.out)))
     print(
         f"rendered {result.images} images in {result.seconds:.1f} s with {result.workers} "
@@ -257,7 +251,7 @@ def _synth(args: argparse.Namespace) -> int:
 
 
 def _photos(share: float) -> list[Path]:
-    from hupai.cli import UserError
+    from hupai.cli import UserError, as_user_error
 
     if not share:
         return []
@@ -266,10 +260,8 @@ def _photos(share: float) -> list[Path]:
     from hupai.datasets.sheets import SheetError
     from hupai.datasets.synth.photos import fetch_photos
 
-    try:
+    with as_user_error(SheetError):
         return fetch_photos()
-    except SheetError as exc:
-        raise UserError(str(exc)) from None
 
 
 def _stats(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hupai.cli import UserError, add_models_option
+from hupai.cli import UserError, add_models_option, as_user_error
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -65,7 +65,7 @@ def _eval(args: argparse.Namespace) -> int:
     if args.crops is None and args.folder is None:
         raise UserError("give a dataset folder, or --crops DIR")
     figures: dict[str, Any]
-    try:
+    with as_user_error(DatasetError, ModelError, NamerError):
         if args.crops is not None:
             crops = run_crops(args.crops, namer=args.namer, threads=args.threads)
             lines = list(format_crops(crops))
@@ -85,8 +85,6 @@ def _eval(args: argparse.Namespace) -> int:
             )
             lines = list(format_report(evaluation))
             figures = to_dict(evaluation)
-    except (DatasetError, ModelError, NamerError) as exc:
-        raise UserError(str(exc)) from None
     for line in lines:
         print(line)
     if args.json:

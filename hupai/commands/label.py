@@ -102,7 +102,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _label(args: argparse.Namespace) -> int:
-    from hupai.cli import UserError
+    from hupai.cli import UserError, as_user_error
     from hupai.labeling import LabelJobError, LabelOptions, default_workers, run_label_job
 
     formats = tuple(f.strip() for f in args.format.split(",") if f.strip())
@@ -139,10 +139,8 @@ def _label(args: argparse.Namespace) -> int:
         ls_prefix=args.ls_prefix,
         city=city,
     )
-    try:
+    with as_user_error(LabelJobError):
         report = run_label_job(opts, scorer=scorer, progress=None if args.quiet else sys.stderr)
-    except LabelJobError as exc:
-        raise UserError(str(exc)) from None
     print(report.summary())
     print(f"outputs in {opts.out}: {', '.join(report.outputs)}; report.json lists the details")
     return 1 if report.failed else 0

@@ -52,14 +52,14 @@ def add_model_options(parser: Any) -> None:
 
 def load_models(args: argparse.Namespace) -> tuple[Any, Any]:
     """(detector, namer) from the options: the shipped pair unless told otherwise."""
-    from hupai.cli import UserError
+    from hupai.cli import UserError, as_user_error
     from hupai.vision.detector import ModelError
     from hupai.vision.namer import NamerError
     from hupai.vision.reading import default_namer, get_detector, get_namer
 
     if args.threads is not None and args.threads < 1:
         raise UserError(f"--threads {args.threads}: need at least one")
-    try:
+    with as_user_error(ModelError, NamerError):
         detector = get_detector(args.model, args.threads)
         if args.no_namer:
             namer = None
@@ -73,8 +73,6 @@ def load_models(args: argparse.Namespace) -> tuple[Any, Any]:
                 "43-class detector given with --model (none ships: docs/reading.md)"
             )
         return detector, namer
-    except (ModelError, NamerError) as exc:
-        raise UserError(str(exc)) from None
 
 
 def read_photo(photo: str, models: tuple[Any, Any], win_tile: Any = None) -> tuple[Any, Any]:
@@ -202,7 +200,7 @@ def add_photo_options(parser: argparse.ArgumentParser) -> None:
 def photo_request(args: argparse.Namespace, base: Any) -> tuple[dict[str, Any], Reading]:
     """The score request — REQUEST (if any), then the context options, then the photo — and
     the photo's reading."""
-    from hupai.cli import UserError
+    from hupai.cli import UserError, as_user_error
     from hupai.vision.images import PhotoError
 
     if base is not None and not isinstance(base, dict):
@@ -216,10 +214,8 @@ def photo_request(args: argparse.Namespace, base: Any) -> tuple[dict[str, Any], 
         raise UserError("--photo needs --city (or a request file naming the city)")
     win = parse_win_tile(args.win_tile)
     detector, namer = load_models(args)
-    try:
+    with as_user_error(PhotoError):
         _, reading = read_photo(args.photo, (detector, namer), win)
-    except PhotoError as exc:
-        raise UserError(str(exc)) from None
     serious = [
         w for w in reading.warnings if w.code in ("no_tiles", "tile_count", "too_many_copies")
     ]

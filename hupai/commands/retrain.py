@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hupai.cli import TRAIN_EXTRA, UserError
+from hupai.cli import TRAIN_EXTRA, UserError, as_user_error
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -95,10 +95,8 @@ def _retrain(args: argparse.Namespace) -> int:
         device=args.device,
         version=args.version,
     )
-    try:
+    with as_user_error(RetrainError):
         report = retrain(opts)
-    except RetrainError as exc:
-        raise UserError(str(exc)) from None
     print(format_table(report.table))
     finder = report.finder
     print(

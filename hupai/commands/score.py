@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _score(args: argparse.Namespace) -> int:
-    from hupai.cli import UserError
+    from hupai.cli import UserError, as_user_error
     from hupai.scoring import ScoringInputError, describe_cities, result_to_dict, score
 
     indent = 2 if args.pretty else None
@@ -52,10 +52,8 @@ def _score(args: argparse.Namespace) -> int:
         raise UserError("give a request file, or - to read the request from stdin")
     else:
         data = _read_request(args.request)
-    try:
+    with as_user_error(ScoringInputError):
         result = result_to_dict(score(data))
-    except ScoringInputError as exc:
-        raise UserError(str(exc)) from None
     if reading is not None:
         result.update(photo_confidence(reading.to_dict(data["city"]), data, result, args))
     print(json.dumps(result, ensure_ascii=False, indent=indent))
@@ -75,7 +73,7 @@ def photo_confidence(
 
 
 def _read_request(source: str) -> Any:
-    from hupai.cli import UserError
+    from hupai.cli import UserError, as_user_error
     from hupai.scoring import ScoringInputError
     from hupai.scoring.request import loads_request
 
@@ -90,7 +88,5 @@ def _read_request(source: str) -> Any:
         raise UserError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise UserError(f"{name}: cannot read ({exc.strerror})") from None
-    try:
+    with as_user_error(ScoringInputError):
         return loads_request(text, name)
-    except ScoringInputError as exc:
-        raise UserError(str(exc)) from None

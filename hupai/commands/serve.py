@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _serve(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from hupai.cli import UserError
+    from hupai.cli import UserError, as_user_error
     from hupai.service.reader import ModelMissingError, check_model
     from hupai.service.settings import Settings
 
@@ -60,10 +60,8 @@ def _serve(args: argparse.Namespace) -> int:
             raise UserError(first["msg"].removeprefix("Value error, ")) from None
         where = ".".join(str(p) for p in first["loc"])
         raise UserError(f"{where}: {first['msg']} (got {first.get('input')!r})") from None
-    try:
+    with as_user_error(ModelMissingError):
         check_model(settings.model_file(), settings.namer_file())  # one line, before uvicorn
-    except ModelMissingError as exc:
-        raise UserError(str(exc)) from None
 
     import sys
 

@@ -345,7 +345,7 @@ def _undo(args: argparse.Namespace) -> int:
 
 # -- helpers -----------------------------------------------------------------------------------
 def _read_entry(source: str) -> dict[str, Any]:
-    from hupai.cli import UserError
+    from hupai.cli import UserError, as_user_error
     from hupai.scoring import ScoringInputError
     from hupai.scoring.request import loads_request
 
@@ -353,10 +353,8 @@ def _read_entry(source: str) -> dict[str, Any]:
         text = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
     except OSError as exc:
         raise UserError(f"{source}: {exc.strerror}") from None
-    try:
+    with as_user_error(ScoringInputError):
         data = loads_request(text, "stdin" if source == "-" else source)
-    except ScoringInputError as exc:
-        raise UserError(str(exc)) from None
     if not isinstance(data, dict):
         raise UserError(f"{source}: expected a JSON object (the hand)")
     return data
