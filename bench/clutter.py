@@ -11,6 +11,10 @@ procedural family) and real val (the cut is chosen on them). Prints the fitted m
 each cut, the boxes each set would drop by kind.
 
     python bench/clutter.py [--scenes 150] [--held-out 60] [--real 400]
+    python bench/clutter.py --model F.onnx [--namer N.onnx]
+
+A new finder or namer scores boxes otherwise: refit the model for it (``--model``/``--namer``)
+before weighing it through the reader.
 
 Never reads the test split.
 """
@@ -39,13 +43,22 @@ KINDS = ("right", "misnamed", "clutter", "other")
 CUTS = (1.0, 1.5, 2.0, 2.5, 3.0)
 
 
-def gather(folder: Path, split: str, limit: int | None = None) -> tuple[NDArray, NDArray]:
-    """Features (n, k) and kinds (n,) of every box the reader keeps in a YOLO folder's split."""
+def gather(
+    folder: Path,
+    split: str,
+    limit: int | None = None,
+    model: str | None = None,
+    namer_file: str | None = None,
+) -> tuple[NDArray, NDArray]:
+    """Features (n, k) and kinds (n,) of every box the reader keeps in a YOLO folder's split
+    (the shipped finder and namer, or the ONNX files given)."""
     from hupai.evaluation import dataset_class_map, find_samples, load_truth
     from hupai.vision.detector import Detector, load_image
+    from hupai.vision.namer import Namer
     from hupai.vision.reading import default_namer, read_image
 
-    detector, namer = Detector(None, threads=1), default_namer(1)
+    detector = Detector(model, threads=1)
+    namer = Namer(namer_file, threads=1) if namer_file else default_namer(1)
     class_map, _ = dataset_class_map(folder, split)
     rows, kinds = [], []
     for sample in find_samples(folder, split)[:limit]:
@@ -111,7 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--held-out", type=int, default=60, help="held-out scenes per art set")
     parser.add_argument("--real", type=int, default=400, help="real photos per split")
     parser.add_argument("--data", type=Path, default=ROOT / "data" / "real")
+    parser.add_argument("--model", help="finder ONNX (default: the shipped one)")
+    parser.add_argument("--namer", help="namer ONNX (default: the shipped one)")
     args = parser.parse_args(argv)
+    models = {"model": args.model, "namer_file": args.namer}
     reading.CLUTTER_ABOVE = np.inf  # every box the namer keeps, the model off
     sets: dict[str, tuple[NDArray, NDArray]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -119,13 +135,13 @@ def main(argv: list[str] | None = None) -> int:
             "fit scenes": ("fit", args.scenes, 100),
             "held-out scenes": ("held-out", args.held_out, 7000),
         }.items():
-            parts = [gather(f, "test") for f in scenes(kind, n, seed, Path(tmp))]
+            parts = [gather(f, "test", **models) for f in scenes(kind, n, seed, Path(tmp))]
             sets[name] = (
                 np.concatenate([p[0] for p in parts]),
                 np.concatenate([p[1] for p in parts]),
             )
-    sets["real train"] = gather(args.data, "train", args.real)
-    sets["real val"] = gather(args.data, "val", args.real)
+    sets["real train"] = gather(args.data, "train", args.real, **models)
+    sets["real val"] = gather(args.data, "val", args.real, **models)
     (xs, ks), (xr, kr) = sets["fit scenes"], sets["real train"]
     scene_rows, real_rows = ks <= 2, kr <= 1  # real train's "clutter" is mostly tiles unlabelled
     x = np.concatenate([xs[scene_rows], xr[real_rows]])
