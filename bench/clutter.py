@@ -25,6 +25,7 @@ import argparse
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -44,21 +45,15 @@ CUTS = (1.0, 1.5, 2.0, 2.5, 3.0)
 
 
 def gather(
-    folder: Path,
-    split: str,
-    limit: int | None = None,
-    model: str | None = None,
-    namer_file: str | None = None,
+    folder: Path, split: str, models: tuple[Any, Any], limit: int | None = None
 ) -> tuple[NDArray, NDArray]:
-    """Features (n, k) and kinds (n,) of every box the reader keeps in a YOLO folder's split
-    (the shipped finder and namer, or the ONNX files given)."""
+    """Features (n, k) and kinds (n,) of every box the reader (``models``: its finder and
+    namer) keeps in a YOLO folder's split."""
     from hupai.evaluation import dataset_class_map, find_samples, load_truth
-    from hupai.vision.detector import Detector, load_image
-    from hupai.vision.namer import Namer
-    from hupai.vision.reading import default_namer, read_image
+    from hupai.vision.detector import load_image
+    from hupai.vision.reading import read_image
 
-    detector = Detector(model, threads=1)
-    namer = Namer(namer_file, threads=1) if namer_file else default_namer(1)
+    detector, namer = models
     class_map, _ = dataset_class_map(folder, split)
     rows, kinds = [], []
     for sample in find_samples(folder, split)[:limit]:
@@ -127,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", help="finder ONNX (default: the shipped one)")
     parser.add_argument("--namer", help="namer ONNX (default: the shipped one)")
     args = parser.parse_args(argv)
-    models = {"model": args.model, "namer_file": args.namer}
+    models = heldout.reader_models(args.model, args.namer)
     reading.CLUTTER_ABOVE = np.inf  # every box the namer keeps, the model off
     sets: dict[str, tuple[NDArray, NDArray]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -135,13 +130,13 @@ def main(argv: list[str] | None = None) -> int:
             "fit scenes": ("fit", args.scenes, 100),
             "held-out scenes": ("held-out", args.held_out, 7000),
         }.items():
-            parts = [gather(f, "test", **models) for f in scenes(kind, n, seed, Path(tmp))]
+            parts = [gather(f, "test", models) for f in scenes(kind, n, seed, Path(tmp))]
             sets[name] = (
                 np.concatenate([p[0] for p in parts]),
                 np.concatenate([p[1] for p in parts]),
             )
-    sets["real train"] = gather(args.data, "train", args.real, **models)
-    sets["real val"] = gather(args.data, "val", args.real, **models)
+    sets["real train"] = gather(args.data, "train", models, args.real)
+    sets["real val"] = gather(args.data, "val", models, args.real)
     (xs, ks), (xr, kr) = sets["fit scenes"], sets["real train"]
     scene_rows, real_rows = ks <= 2, kr <= 1  # real train's "clutter" is mostly tiles unlabelled
     x = np.concatenate([xs[scene_rows], xr[real_rows]])

@@ -22,6 +22,7 @@ import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -100,14 +101,22 @@ def failure_kinds(truth: Detections, read: Detections, w: int, h: int) -> Counte
     return kinds
 
 
+def reader_models(model: str | None, namer: str | None) -> tuple[Any, Any]:
+    """The finder and namer a bench reads with (one thread each): the shipped ones, or the
+    ONNX files given."""
+    from hupai.vision.detector import Detector
+    from hupai.vision.namer import Namer
+    from hupai.vision.reading import default_namer
+
+    return Detector(model, threads=1), Namer(namer, threads=1) if namer else default_namer(1)
+
+
 def measure(folder: Path, model: str | None, namer: str | None) -> dict[str, float | None]:
     from hupai.evaluation import dataset_class_map, find_samples, load_truth
-    from hupai.vision.detector import Detector, load_image
-    from hupai.vision.namer import Namer
-    from hupai.vision.reading import default_namer, read_image
+    from hupai.vision.detector import load_image
+    from hupai.vision.reading import read_image
 
-    detector = Detector(model, threads=1)
-    the_namer = Namer(namer, threads=1) if namer else default_namer(1)
+    detector, the_namer = reader_models(model, namer)
     kinds: Counter[str] = Counter()
     exact = confident = confident_exact = tp = n_read = n_truth = 0
     samples = find_samples(folder, "test")

@@ -551,8 +551,8 @@ def archive_logs(out: Path) -> None:
     tool brings back at most 8 files; the work folder under ``HUPAI_GPU_KEEP`` stays)."""
     import tarfile
 
-    extra = [p for p in sorted(out.iterdir()) if p.is_file() and p.name not in OUT_FILES]
-    extra = [p for p in extra if p.name != LOGS_ARCHIVE]
+    kept = {*OUT_FILES, LOGS_ARCHIVE}
+    extra = [p for p in sorted(out.iterdir()) if p.is_file() and p.name not in kept]
     if not extra:
         return
     with tarfile.open(out / LOGS_ARCHIVE, "w:gz") as tar:
