@@ -9,6 +9,9 @@ fonts from Debian, brush/kai, ming/song, hei, mincho), traditional or simplified
 printed, the pip and stick drawings, the 1 of bamboo (a bird or one stick), the white dragon,
 the flowers' numbering — and :func:`draw_face` draws any face of it as a BGRA glyph the renderer
 places on a tile body (:mod:`hupai.datasets.synth.render`), like the faces of ../shared/art.
+About one set in three is a Western or export set (:func:`western_marks`): a corner index (the
+rank, or E S W N, sometimes the dragons' letters) and English captions (EAST, RED DRAGON,
+SPRING, PLUM …) beside the Chinese figure, which still decides the tile.
 
 Styles come in **families** (:data:`FAMILIES`): each owns its fonts and its pip, stick and bird
 drawings, so that one family can be held out of training (:data:`HELD_OUT_FAMILY`, measured by
@@ -45,8 +48,9 @@ Mask = np.ndarray  # float32 0-1
 BGR = tuple[float, float, float]
 
 #: Bumped when a face of a given style is drawn otherwise (crop sets of generated faces carry it
-#: in their names, so that a set drawn before is not reused): 2 — painted flower pictures.
-FACES_VERSION = 2
+#: in their names, so that a set drawn before is not reused): 2 — painted flower pictures;
+#: 3 — Western marks (corner indices, English captions).
+FACES_VERSION = 3
 #: The canvas a face is drawn on, px (width, height; a 3:4 face). The renderer crops to the ink.
 CANVAS = (180, 240)
 #: Text is rasterised at this size, then fitted into its box.
@@ -74,6 +78,8 @@ FONTS: dict[str, tuple[Path, int]] = {
     "hanazono": (_FONT_DIR / "truetype/hanazono/HanaMinA.ttf", 0),
     "klee": (_FONT_DIR / "truetype/klee/KleeOne-Regular.ttf", 0),
     "klee-semibold": (_FONT_DIR / "truetype/klee/KleeOne-SemiBold.ttf", 0),
+    # flowers' Arabic numbers, Western corner indices and captions
+    "latin": (_FONT_DIR / "truetype/dejavu/DejaVuSans-Bold.ttf", 0),
 }
 #: The Debian package of each font file's folder, and its license (all allow this use).
 FONT_PACKAGES = {
@@ -91,7 +97,6 @@ FONT_PACKAGES = {
 }
 #: The classes of 5m, 5p, 5s: the faces with red variants.
 RED_FIVES = (4, 13, 22)
-LATIN_FONT = _FONT_DIR / "truetype/dejavu/DejaVuSans-Bold.ttf"
 
 
 @dataclass(frozen=True)
@@ -172,6 +177,16 @@ FLOWER_CHARS = ("梅", "蘭", "菊", "竹")
 SEASON_CHARS = ("春", "夏", "秋", "冬")
 WINDS = ("東", "南", "西", "北")
 SIMPLIFIED = {"萬": "万", "東": "东", "發": "发", "蘭": "兰"}
+#: Western and export sets' English captions (conventions §4-5): winds, dragons (5z 6z 7z),
+#: flowers 梅蘭菊竹 and seasons 春夏秋冬.
+WIND_WORDS = ("EAST", "SOUTH", "WEST", "NORTH")
+DRAGON_WORDS = ("WHITE", "GREEN", "RED")
+FLOWER_WORDS = ("PLUM", "ORCHID", "CHRYS", "BAMBOO")
+SEASON_WORDS = ("SPRING", "SUMMER", "AUTUMN", "WINTER")
+#: Their corner indices: a suit tile's rank, a wind's letter, and, on some sets, a dragon's
+#: letter (white, green, red) in one of two spellings.
+WIND_LETTERS = ("E", "S", "W", "N")
+DRAGON_LETTERS = (("P", "F", "C"), ("B", "G", "R"))
 
 NAVY, BLUE, BLACK = (90.0, 35.0, 20.0), (150.0, 70.0, 20.0), (30.0, 30.0, 30.0)
 GREEN, DARK_GREEN, TEAL = (50.0, 130.0, 20.0), (40.0, 95.0, 25.0), (110.0, 120.0, 20.0)
@@ -216,6 +231,12 @@ class SetStyle:
     wan_scale: float  # height of the 萬 block against the numeral's
     pip_scale: float
     seed: int = 0  # small per-face jitter
+    # Western marks, drawn from the seed (so that adding them left every other draw as it was)
+    index: str = "none"  # none, corner: a small Arabic rank or a wind's letter top left
+    dragon_letters: tuple[str, ...] = ()  # the dragons' corner letters, or none
+    captions: bool = False  # English words along the foot of honours, flowers, seasons
+    bonus_chinese: bool = True  # a captioned flower keeps its Chinese character
+    mark_ink: BGR = BLACK
 
     @property
     def red_five(self) -> SetStyle:
@@ -256,7 +277,7 @@ def random_style(rng: Rng, families: Sequence[str] = TRAINING_FAMILIES) -> SetSt
     stick = _ink(rng, _choice(rng, (GREEN, DARK_GREEN, TEAL)))  # type: ignore[arg-type]
     flower_ink = _ink(rng, _choice(rng, (BLUE, RED, GREEN, BLACK)))  # type: ignore[arg-type]
     season_ink = _ink(rng, _choice(rng, (RED, BLUE, GREEN, BLACK)))  # type: ignore[arg-type]
-    return SetStyle(
+    style = SetStyle(
         family=family,
         font=font,
         numeral_font=numeral_font,
@@ -293,6 +314,23 @@ def random_style(rng: Rng, families: Sequence[str] = TRAINING_FAMILIES) -> SetSt
         pip_scale=float(rng.uniform(0.85, 1.05)),
         seed=int(rng.integers(1 << 30)),
     )
+    return western_marks(style, numeral_ink)
+
+
+def western_marks(style: SetStyle, numeral_ink: BGR) -> SetStyle:
+    """Western and export sets' marks (conventions §1, §4, §9.5): about one set in three puts a
+    corner index (the rank, or E S W N) and most of those caption the honours and flowers in
+    English; a few Chinese sets caption them too. Drawn from the style's seed."""
+    r = np.random.default_rng([style.seed, 35])
+    index = r.random() < 0.33
+    return replace(
+        style,
+        index="corner" if index else "none",
+        dragon_letters=DRAGON_LETTERS[int(r.integers(2))] if index and r.random() < 0.5 else (),
+        captions=bool(r.random() < (0.65 if index else 0.08)),
+        bonus_chinese=bool(r.random() < 0.5),
+        mark_ink=numeral_ink if r.random() < 0.6 else _ink(r, _choice(r, (BLUE, BLACK, RED))),  # type: ignore[arg-type]
+    )
 
 
 # -- drawing primitives ----------------------------------------------------------------------
@@ -306,10 +344,14 @@ class Canvas:
     h: int = CANVAS[1]
     colour: np.ndarray = field(init=False)
     alpha: np.ndarray = field(init=False)
+    #: Where the face's figure goes (x1, y1, x2, y2): the whole face less any corner index
+    #: row and caption strip.
+    content: tuple[float, float, float, float] = field(init=False)
 
     def __post_init__(self) -> None:
         self.colour = np.zeros((self.h, self.w, 3), np.float32)
         self.alpha = np.zeros((self.h, self.w), np.float32)
+        self.content = (0.05 * self.w, 0.04 * self.h, 0.95 * self.w, 0.96 * self.h)
 
     def lay(self, mask: Mask, ink: BGR, x: int = 0, y: int = 0) -> None:
         """Lay ``mask`` (0-1) in ``ink`` with its top-left at ``(x, y)`` (clipped)."""
@@ -336,9 +378,7 @@ class Canvas:
 def _font(font_id: str):  # type: ignore[no-untyped-def]
     from PIL import ImageFont
 
-    if font_id == "latin":
-        if LATIN_FONT.is_file():
-            return ImageFont.truetype(str(LATIN_FONT), TEXT_PX)
+    if font_id == "latin" and not font_file(font_id)[0].is_file():
         font_id = next(
             f for fam in FAMILIES.values() for f in fam.fonts if font_file(f)[0].is_file()
         )
@@ -646,7 +686,7 @@ def stick_colours(n: int, style: SetStyle) -> list[BGR]:
 
 
 def _content_box(canvas: Canvas) -> tuple[float, float, float, float]:
-    return (0.05 * canvas.w, 0.04 * canvas.h, 0.95 * canvas.w, 0.96 * canvas.h)
+    return canvas.content
 
 
 def _draw_dots(canvas: Canvas, style: SetStyle, n: int, rng: Rng) -> None:
@@ -983,6 +1023,64 @@ def _white(canvas: Canvas, style: SetStyle) -> None:
         _text_in(canvas, style, style.font, "白", style.frame_ink, (x1 + g, y1 + g, x2 - g, y2 - g))
 
 
+def _corner_index(style: SetStyle, cls: int) -> str:
+    """A Western set's corner index for face ``cls``: the rank of a suit tile, a wind's letter,
+    a dragon's letter where the set letters them; flowers keep their own numbers."""
+    if cls < 27:
+        return str(cls % 9 + 1)
+    if cls < 31:
+        return WIND_LETTERS[cls - 27]
+    if cls < 34 and style.dragon_letters:
+        return style.dragon_letters[cls - 31]
+    return ""
+
+
+def _caption(style: SetStyle, cls: int) -> tuple[str, ...]:
+    """The English words along a face's foot (top first), if the set captions that face."""
+    if not style.captions or cls < 27:
+        return ()
+    if cls < 31:
+        return (WIND_WORDS[cls - 27],)
+    if cls < 34:
+        word = DRAGON_WORDS[cls - 31]
+        return (word, "DRAGON") if style.seed % 3 == 0 else (word,)
+    k = cls - 34
+    return (SEASON_WORDS[k % 4] if k >= 4 else FLOWER_WORDS[k],)
+
+
+def _western(canvas: Canvas, style: SetStyle, cls: int) -> None:
+    """Draws the corner index and the caption of face ``cls`` and leaves the figure the rest
+    of the face (a dragon's two words go above and below it)."""
+    x1, y1, x2, y2 = canvas.content
+    h = y2 - y1
+    index = _corner_index(style, cls) if style.index == "corner" else ""
+    if index:
+        _text_in(
+            canvas,
+            style,
+            "latin",
+            index,
+            style.mark_ink,
+            (x1, y1, x1 + 0.24 * (x2 - x1), y1 + 0.13 * h),
+        )
+        y1 += 0.15 * h
+    words = _caption(style, cls)
+    if len(words) == 2:
+        _text_in(
+            canvas,
+            style,
+            "latin",
+            words[0],
+            style.mark_ink,
+            (x1 + 0.28 * (x2 - x1), y1, x2, y1 + 0.11 * h),
+        )
+        y1 += 0.13 * h
+    if words:
+        _text_in(canvas, style, "latin", words[-1], style.mark_ink, (x1, y2 - 0.11 * h, x2, y2))
+        y2 -= 0.14 * h
+    canvas.content = (x1, y1, x2, y2)
+
+
 def _bonus(canvas: Canvas, style: SetStyle, k: int) -> None:
     """Flowers (k 0-3: 梅蘭菊竹) and seasons (k 4-7: 春夏秋冬)."""
     x1, y1, x2, y2 = _content_box(canvas)
@@ -1002,8 +1100,10 @@ def _bonus(canvas: Canvas, style: SetStyle, k: int) -> None:
         _text_in(canvas, style, "latin", str(seat + 1), number_ink, number_box)
     elif style.bonus_numbers == "chinese":
         _text_in(canvas, style, style.numeral_font, NUMERALS[seat], number_ink, number_box)
-    # the character down the right side, the plant beside it
-    _text_in(canvas, style, style.font, ch, ink, char_box)
+    # the character down the right side, the plant beside it (a captioned set may leave the
+    # character to its English word)
+    if style.bonus_chinese or not style.captions:
+        _text_in(canvas, style, style.font, ch, ink, char_box)
     plant(canvas, style, (x1, y1 + (0.2 if painted else 0.35) * bh, x2, y2), k)
 
 
@@ -1017,6 +1117,7 @@ def draw_face(style: SetStyle, cls: int, *, red: bool = False) -> np.ndarray:
     s = style.red_five if red else style
     canvas = Canvas()
     rng = np.random.default_rng([style.seed, cls])
+    _western(canvas, s, cls)
     if cls < 9:
         _characters(canvas, s, cls + 1)
     elif cls < 18:

@@ -37,7 +37,16 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hupai.datasets.synth.faces import FONTS, NUMERALS, usable_families
+from hupai.datasets.synth.faces import (
+    DRAGON_LETTERS,
+    DRAGON_WORDS,
+    FLOWER_WORDS,
+    FONTS,
+    NUMERALS,
+    SEASON_WORDS,
+    WIND_WORDS,
+    usable_families,
+)
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
@@ -65,7 +74,13 @@ LOGS_ARCHIVE = "logs.tar.gz"
 #: The finder checkpoint a pack carries for the run to start from (``pack --finder-init``).
 FINDER_INIT = "finder-init.pt"
 #: Every character a procedural face prints.
-FACE_TEXT = "".join(sorted(set(NUMERALS + "伍萬万東东南西北中發发白梅蘭兰菊竹春夏秋冬1234")))
+FACE_TEXT = "".join(
+    sorted(
+        set(NUMERALS + "伍萬万東东南西北中發发白梅蘭兰菊竹春夏秋冬123456789")
+        | set("".join(WIND_WORDS + DRAGON_WORDS + FLOWER_WORDS + SEASON_WORDS + ("DRAGON",)))
+        | {ch for letters in DRAGON_LETTERS for ch in letters}
+    )
+)
 CLUTTER_FONT = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
 
 

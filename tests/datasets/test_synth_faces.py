@@ -57,11 +57,45 @@ def test_red_fives_are_fives_drawn_in_red() -> None:
 
 
 def test_a_blank_white_dragon_is_one_clear_pixel() -> None:
-    style = _style(1)
+    style = faces.replace(_style(1), index="none", captions=False)
     blank = faces.draw_face(faces.replace(style, white="blank"), WHITE_DRAGON)
     assert blank.shape == (1, 1, 4) and blank[0, 0, 3] == 0
     framed = faces.draw_face(faces.replace(style, white="frame"), WHITE_DRAGON)
     assert (framed[:, :, 3] > 128).sum() > 100
+
+
+def test_a_western_set_puts_an_index_in_the_corner_and_captions_its_honours() -> None:
+    plain = faces.replace(_style(3, "hei"), index="none", captions=False, white="blank")
+    western = faces.replace(plain, index="corner", captions=True, dragon_letters=("P", "F", "C"))
+    for cls in (0, 9, 27, 31, 34):  # 1m, 1p, East, White, plum: the whole face is redrawn
+        assert not np.array_equal(faces.draw_face(plain, cls), faces.draw_face(western, cls))
+    corner = faces.draw_face(western, 9)[:40, :50, 3]  # the "1" above the one of dots
+    assert (corner > 128).sum() > 30 and (faces.draw_face(plain, 9)[:20, :30, 3] > 128).sum() == 0
+    # a blank white dragon keeps its letter and its word: not a blank face any more
+    assert (faces.draw_face(western, WHITE_DRAGON)[:, :, 3] > 128).sum() > 100
+
+
+def test_a_western_set_leaves_the_flowers_their_own_numbers() -> None:
+    style = faces.replace(_style(4), index="corner", captions=False)
+    assert faces._corner_index(style, 34) == "" and faces._corner_index(style, 8) == "9"
+    assert faces._corner_index(style, 30) == "N"
+    assert faces._corner_index(faces.replace(style, dragon_letters=()), 33) == ""
+
+
+def test_western_marks_change_no_other_choice_of_the_style() -> None:
+    for seed in range(30):
+        style = _style(seed)
+        unmarked = faces.replace(
+            style,
+            index="none",
+            dragon_letters=(),
+            captions=False,
+            bonus_chinese=True,
+            mark_ink=faces.BLACK,
+        )
+        assert faces.western_marks(unmarked, style.numeral_ink) == style
+    share = np.mean([_style(s).index == "corner" for s in range(300)])
+    assert 0.2 < share < 0.45, share
 
 
 def test_simplified_and_traditional_forms_differ() -> None:
