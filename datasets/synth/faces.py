@@ -9,9 +9,10 @@ fonts from Debian, brush/kai, ming/song, hei, mincho), traditional or simplified
 printed, the pip and stick drawings, the 1 of bamboo (a bird or one stick), the white dragon,
 the flowers' numbering — and :func:`draw_face` draws any face of it as a BGRA glyph the renderer
 places on a tile body (:mod:`hupai.datasets.synth.render`), like the faces of ../shared/art.
-About one set in three is a Western or export set (:func:`western_marks`): a corner index (the
-rank, or E S W N, sometimes the dragons' letters) and English captions (EAST, RED DRAGON,
-SPRING, PLUM …) beside the Chinese figure, which still decides the tile.
+About one set in four is captioned as Western and export sets are (:func:`western_marks`):
+English words (EAST, RED DRAGON, SPRING, PLUM …) along the foot of the honours, flowers and
+seasons, beside the Chinese figure, which still decides the tile (the corner indices of such
+sets are the renderer's, :data:`hupai.datasets.synth.surfaces.CORNER_INDEX`).
 
 Styles come in **families** (:data:`FAMILIES`): each owns its fonts and its pip, stick and bird
 drawings, so that one family can be held out of training (:data:`HELD_OUT_FAMILY`, measured by
@@ -49,7 +50,7 @@ BGR = tuple[float, float, float]
 
 #: Bumped when a face of a given style is drawn otherwise (crop sets of generated faces carry it
 #: in their names, so that a set drawn before is not reused): 2 — painted flower pictures;
-#: 3 — Western marks (corner indices, English captions).
+#: 3 — English captions.
 FACES_VERSION = 3
 #: The canvas a face is drawn on, px (width, height; a 3:4 face). The renderer crops to the ink.
 CANVAS = (180, 240)
@@ -183,10 +184,6 @@ WIND_WORDS = ("EAST", "SOUTH", "WEST", "NORTH")
 DRAGON_WORDS = ("WHITE", "GREEN", "RED")
 FLOWER_WORDS = ("PLUM", "ORCHID", "CHRYS", "BAMBOO")
 SEASON_WORDS = ("SPRING", "SUMMER", "AUTUMN", "WINTER")
-#: Their corner indices: a suit tile's rank, a wind's letter, and, on some sets, a dragon's
-#: letter (white, green, red) in one of two spellings.
-WIND_LETTERS = ("E", "S", "W", "N")
-DRAGON_LETTERS = (("P", "F", "C"), ("B", "G", "R"))
 
 NAVY, BLUE, BLACK = (90.0, 35.0, 20.0), (150.0, 70.0, 20.0), (30.0, 30.0, 30.0)
 GREEN, DARK_GREEN, TEAL = (50.0, 130.0, 20.0), (40.0, 95.0, 25.0), (110.0, 120.0, 20.0)
@@ -232,8 +229,6 @@ class SetStyle:
     pip_scale: float
     seed: int = 0  # small per-face jitter
     # Western marks, drawn from the seed (so that adding them left every other draw as it was)
-    index: str = "none"  # none, corner: a small Arabic rank or a wind's letter top left
-    dragon_letters: tuple[str, ...] = ()  # the dragons' corner letters, or none
     captions: bool = False  # English words along the foot of honours, flowers, seasons
     bonus_chinese: bool = True  # a captioned flower keeps its Chinese character
     mark_ink: BGR = BLACK
@@ -318,16 +313,13 @@ def random_style(rng: Rng, families: Sequence[str] = TRAINING_FAMILIES) -> SetSt
 
 
 def western_marks(style: SetStyle, numeral_ink: BGR) -> SetStyle:
-    """Western and export sets' marks (conventions §1, §4, §9.5): about one set in three puts a
-    corner index (the rank, or E S W N) and most of those caption the honours and flowers in
-    English; a few Chinese sets caption them too. Drawn from the style's seed."""
+    """Western and export sets' marks (conventions §1, §4, §5): about one set in four captions
+    its honours, flowers and seasons in English, in the numerals' ink or its own, and half of
+    those leave a flower its Chinese character. Drawn from the style's seed."""
     r = np.random.default_rng([style.seed, 35])
-    index = r.random() < 0.33
     return replace(
         style,
-        index="corner" if index else "none",
-        dragon_letters=DRAGON_LETTERS[int(r.integers(2))] if index and r.random() < 0.5 else (),
-        captions=bool(r.random() < (0.65 if index else 0.08)),
+        captions=bool(r.random() < 0.25),
         bonus_chinese=bool(r.random() < 0.5),
         mark_ink=numeral_ink if r.random() < 0.6 else _ink(r, _choice(r, (BLUE, BLACK, RED))),  # type: ignore[arg-type]
     )
@@ -344,8 +336,7 @@ class Canvas:
     h: int = CANVAS[1]
     colour: np.ndarray = field(init=False)
     alpha: np.ndarray = field(init=False)
-    #: Where the face's figure goes (x1, y1, x2, y2): the whole face less any corner index
-    #: row and caption strip.
+    #: Where the face's figure goes (x1, y1, x2, y2): the whole face less any caption.
     content: tuple[float, float, float, float] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -1023,18 +1014,6 @@ def _white(canvas: Canvas, style: SetStyle) -> None:
         _text_in(canvas, style, style.font, "白", style.frame_ink, (x1 + g, y1 + g, x2 - g, y2 - g))
 
 
-def _corner_index(style: SetStyle, cls: int) -> str:
-    """A Western set's corner index for face ``cls``: the rank of a suit tile, a wind's letter,
-    a dragon's letter where the set letters them; flowers keep their own numbers."""
-    if cls < 27:
-        return str(cls % 9 + 1)
-    if cls < 31:
-        return WIND_LETTERS[cls - 27]
-    if cls < 34 and style.dragon_letters:
-        return style.dragon_letters[cls - 31]
-    return ""
-
-
 def _caption(style: SetStyle, cls: int) -> tuple[str, ...]:
     """The English words along a face's foot (top first), if the set captions that face."""
     if not style.captions or cls < 27:
@@ -1048,37 +1027,20 @@ def _caption(style: SetStyle, cls: int) -> tuple[str, ...]:
     return (SEASON_WORDS[k % 4] if k >= 4 else FLOWER_WORDS[k],)
 
 
-def _western(canvas: Canvas, style: SetStyle, cls: int) -> None:
-    """Draws the corner index and the caption of face ``cls`` and leaves the figure the rest
-    of the face (a dragon's two words go above and below it)."""
+def _draw_caption(canvas: Canvas, style: SetStyle, cls: int) -> None:
+    """Draws the caption of face ``cls`` and leaves the figure the rest of the face (a dragon's
+    two words go above and below it)."""
+    words = _caption(style, cls)
+    if not words:
+        return
     x1, y1, x2, y2 = canvas.content
     h = y2 - y1
-    index = _corner_index(style, cls) if style.index == "corner" else ""
-    if index:
-        _text_in(
-            canvas,
-            style,
-            "latin",
-            index,
-            style.mark_ink,
-            (x1, y1, x1 + 0.24 * (x2 - x1), y1 + 0.13 * h),
-        )
-        y1 += 0.15 * h
-    words = _caption(style, cls)
     if len(words) == 2:
-        _text_in(
-            canvas,
-            style,
-            "latin",
-            words[0],
-            style.mark_ink,
-            (x1 + 0.28 * (x2 - x1), y1, x2, y1 + 0.11 * h),
-        )
+        top = (x1 + 0.28 * (x2 - x1), y1, x2, y1 + 0.11 * h)
+        _text_in(canvas, style, "latin", words[0], style.mark_ink, top)
         y1 += 0.13 * h
-    if words:
-        _text_in(canvas, style, "latin", words[-1], style.mark_ink, (x1, y2 - 0.11 * h, x2, y2))
-        y2 -= 0.14 * h
-    canvas.content = (x1, y1, x2, y2)
+    _text_in(canvas, style, "latin", words[-1], style.mark_ink, (x1, y2 - 0.11 * h, x2, y2))
+    canvas.content = (x1, y1, x2, y2 - 0.14 * h)
 
 
 def _bonus(canvas: Canvas, style: SetStyle, k: int) -> None:
@@ -1117,7 +1079,7 @@ def draw_face(style: SetStyle, cls: int, *, red: bool = False) -> np.ndarray:
     s = style.red_five if red else style
     canvas = Canvas()
     rng = np.random.default_rng([style.seed, cls])
-    _western(canvas, s, cls)
+    _draw_caption(canvas, s, cls)
     if cls < 9:
         _characters(canvas, s, cls + 1)
     elif cls < 18:

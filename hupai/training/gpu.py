@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hupai.datasets.synth.faces import (
-    DRAGON_LETTERS,
     DRAGON_WORDS,
     FLOWER_WORDS,
     FONTS,
@@ -76,9 +75,8 @@ FINDER_INIT = "finder-init.pt"
 #: Every character a procedural face prints.
 FACE_TEXT = "".join(
     sorted(
-        set(NUMERALS + "伍萬万東东南西北中發发白梅蘭兰菊竹春夏秋冬123456789")
+        set(NUMERALS + "伍萬万東东南西北中發发白梅蘭兰菊竹春夏秋冬1234")
         | set("".join(WIND_WORDS + DRAGON_WORDS + FLOWER_WORDS + SEASON_WORDS + ("DRAGON",)))
-        | {ch for letters in DRAGON_LETTERS for ch in letters}
     )
 )
 CLUTTER_FONT = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")

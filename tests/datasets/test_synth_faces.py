@@ -57,45 +57,38 @@ def test_red_fives_are_fives_drawn_in_red() -> None:
 
 
 def test_a_blank_white_dragon_is_one_clear_pixel() -> None:
-    style = faces.replace(_style(1), index="none", captions=False)
+    style = faces.replace(_style(1), captions=False)
     blank = faces.draw_face(faces.replace(style, white="blank"), WHITE_DRAGON)
     assert blank.shape == (1, 1, 4) and blank[0, 0, 3] == 0
     framed = faces.draw_face(faces.replace(style, white="frame"), WHITE_DRAGON)
     assert (framed[:, :, 3] > 128).sum() > 100
 
 
-def test_a_western_set_puts_an_index_in_the_corner_and_captions_its_honours() -> None:
-    plain = faces.replace(_style(3, "hei"), index="none", captions=False, white="blank")
-    western = faces.replace(plain, index="corner", captions=True, dragon_letters=("P", "F", "C"))
-    for cls in (0, 9, 27, 31, 34):  # 1m, 1p, East, White, plum: the whole face is redrawn
-        assert not np.array_equal(faces.draw_face(plain, cls), faces.draw_face(western, cls))
-    corner = faces.draw_face(western, 9)[:40, :50, 3]  # the "1" above the one of dots
-    assert (corner > 128).sum() > 30 and (faces.draw_face(plain, 9)[:20, :30, 3] > 128).sum() == 0
-    # a blank white dragon keeps its letter and its word: not a blank face any more
-    assert (faces.draw_face(western, WHITE_DRAGON)[:, :, 3] > 128).sum() > 100
+def test_a_captioned_set_writes_english_words_at_the_foot_of_its_honours_and_flowers() -> None:
+    plain = faces.replace(_style(3, "hei"), captions=False, white="blank")
+    captioned = faces.replace(plain, captions=True)
+    for cls in (27, 31, 32, 34, 38):  # East, White, Green, plum, spring
+        assert not np.array_equal(faces.draw_face(plain, cls), faces.draw_face(captioned, cls))
+    for cls in (0, 9, 18):  # the suits carry no words
+        assert np.array_equal(faces.draw_face(plain, cls), faces.draw_face(captioned, cls))
+    # a blank white dragon keeps its word: not a blank face any more
+    assert (faces.draw_face(captioned, WHITE_DRAGON)[:, :, 3] > 128).sum() > 100
 
 
-def test_a_western_set_leaves_the_flowers_their_own_numbers() -> None:
-    style = faces.replace(_style(4), index="corner", captions=False)
-    assert faces._corner_index(style, 34) == "" and faces._corner_index(style, 8) == "9"
-    assert faces._corner_index(style, 30) == "N"
-    assert faces._corner_index(faces.replace(style, dragon_letters=()), 33) == ""
+def test_a_caption_names_the_tile() -> None:
+    style = faces.replace(_style(4), captions=True)
+    assert faces._caption(style, 27) == ("EAST",) and faces._caption(style, 8) == ()
+    assert faces._caption(style, 37) == ("BAMBOO",) and faces._caption(style, 41) == ("WINTER",)
+    assert faces._caption(style, 33)[0] == "RED"
 
 
 def test_western_marks_change_no_other_choice_of_the_style() -> None:
     for seed in range(30):
         style = _style(seed)
-        unmarked = faces.replace(
-            style,
-            index="none",
-            dragon_letters=(),
-            captions=False,
-            bonus_chinese=True,
-            mark_ink=faces.BLACK,
-        )
+        unmarked = faces.replace(style, captions=False, bonus_chinese=True, mark_ink=faces.BLACK)
         assert faces.western_marks(unmarked, style.numeral_ink) == style
-    share = np.mean([_style(s).index == "corner" for s in range(300)])
-    assert 0.2 < share < 0.45, share
+    share = np.mean([_style(s).captions for s in range(300)])
+    assert 0.15 < share < 0.35, share
 
 
 def test_simplified_and_traditional_forms_differ() -> None:
