@@ -79,7 +79,7 @@ FONTS: dict[str, tuple[Path, int]] = {
     "hanazono": (_FONT_DIR / "truetype/hanazono/HanaMinA.ttf", 0),
     "klee": (_FONT_DIR / "truetype/klee/KleeOne-Regular.ttf", 0),
     "klee-semibold": (_FONT_DIR / "truetype/klee/KleeOne-SemiBold.ttf", 0),
-    # flowers' Arabic numbers, Western corner indices and captions
+    # flowers' Arabic numbers and the English captions
     "latin": (_FONT_DIR / "truetype/dejavu/DejaVuSans-Bold.ttf", 0),
 }
 #: The Debian package of each font file's folder, and its license (all allow this use).
@@ -184,6 +184,9 @@ WIND_WORDS = ("EAST", "SOUTH", "WEST", "NORTH")
 DRAGON_WORDS = ("WHITE", "GREEN", "RED")
 FLOWER_WORDS = ("PLUM", "ORCHID", "CHRYS", "BAMBOO")
 SEASON_WORDS = ("SPRING", "SUMMER", "AUTUMN", "WINTER")
+DRAGON_WORD = "DRAGON"  # under a dragon's colour on some sets
+#: Every English word a face may print.
+CAPTION_WORDS = (*WIND_WORDS, *DRAGON_WORDS, DRAGON_WORD, *FLOWER_WORDS, *SEASON_WORDS)
 
 NAVY, BLUE, BLACK = (90.0, 35.0, 20.0), (150.0, 70.0, 20.0), (30.0, 30.0, 30.0)
 GREEN, DARK_GREEN, TEAL = (50.0, 130.0, 20.0), (40.0, 95.0, 25.0), (110.0, 120.0, 20.0)
@@ -228,10 +231,11 @@ class SetStyle:
     wan_scale: float  # height of the 萬 block against the numeral's
     pip_scale: float
     seed: int = 0  # small per-face jitter
-    # Western marks, drawn from the seed (so that adding them left every other draw as it was)
+    # Western and export sets' English captions, drawn from the seed (so that adding them
+    # left every other draw as it was)
     captions: bool = False  # English words along the foot of honours, flowers, seasons
     bonus_chinese: bool = True  # a captioned flower keeps its Chinese character
-    mark_ink: BGR = BLACK
+    mark_ink: BGR = BLACK  # the captions' ink
 
     @property
     def red_five(self) -> SetStyle:
@@ -1022,7 +1026,7 @@ def _caption(style: SetStyle, cls: int) -> tuple[str, ...]:
         return (WIND_WORDS[cls - 27],)
     if cls < 34:
         word = DRAGON_WORDS[cls - 31]
-        return (word, "DRAGON") if style.seed % 3 == 0 else (word,)
+        return (word, DRAGON_WORD) if style.seed % 3 == 0 else (word,)
     k = cls - 34
     return (SEASON_WORDS[k % 4] if k >= 4 else FLOWER_WORDS[k],)
 

@@ -37,15 +37,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hupai.datasets.synth.faces import (
-    DRAGON_WORDS,
-    FLOWER_WORDS,
-    FONTS,
-    NUMERALS,
-    SEASON_WORDS,
-    WIND_WORDS,
-    usable_families,
-)
+from hupai.datasets.synth.faces import CAPTION_WORDS, FONTS, NUMERALS, usable_families
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
@@ -76,7 +68,7 @@ FINDER_INIT = "finder-init.pt"
 FACE_TEXT = "".join(
     sorted(
         set(NUMERALS + "伍萬万東东南西北中發发白梅蘭兰菊竹春夏秋冬1234")
-        | set("".join(WIND_WORDS + DRAGON_WORDS + FLOWER_WORDS + SEASON_WORDS + ("DRAGON",)))
+        | set("".join(CAPTION_WORDS))
     )
 )
 CLUTTER_FONT = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
