@@ -573,21 +573,26 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("pack", help="pack what a GPU run needs (here)")
     p.add_argument("--out", type=Path, default=Path("build/gpu-pack"))
     p.add_argument("--real", type=Path, default=Path("data/real"))
-    p.add_argument("--real-side", type=int, default=GpuConfig.real_side)
-    p.add_argument("--real-quality", type=int, default=GpuConfig.real_quality)
     p.add_argument("--tiny", action="store_true", help="the dry run's config")
     p.add_argument("--finder-init", type=Path, help="a finder checkpoint (.pt) to fine-tune from")
-    p.add_argument("--finder-lr0", type=float, default=GpuConfig.finder_lr0)
-    p.add_argument(
-        "--finder-minutes",
-        type=float,
-        default=GpuConfig.finder_minutes,
-        help="0: no finder (nor its scenes)",
+    # each a field of GpuConfig; one not given keeps the config's (the default's or --tiny's)
+    options = (
+        ("real_side", int, ""),
+        ("real_quality", int, ""),
+        ("finder_lr0", float, ""),
+        ("finder_minutes", float, "0: no finder (nor its scenes); "),
+        ("synth_scenes", int, ""),
+        ("real_repeat", int, ""),
+        ("namer_epochs", int, "0: no namer; "),
+        ("minutes", float, ""),
     )
-    p.add_argument("--synth-scenes", type=int, default=GpuConfig.synth_scenes)
-    p.add_argument("--real-repeat", type=int, default=GpuConfig.real_repeat)
-    p.add_argument("--namer-epochs", type=int, default=GpuConfig.namer_epochs, help="0: no namer")
-    p.add_argument("--minutes", type=float, default=GpuConfig.minutes)
+    for field_name, kind, meaning in options:
+        p.add_argument(
+            "--" + field_name.replace("_", "-"),
+            type=kind,
+            help=f"{meaning}default {getattr(GpuConfig, field_name)} "
+            f"({getattr(TINY, field_name)} with --tiny)",
+        )
     r = sub.add_parser("run", help="train from a pack (on the GPU machine)")
     r.add_argument("--pack", type=Path, default=Path("build/gpu-pack"))
     r.add_argument("--out", type=Path, required=True)
@@ -595,17 +600,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.cmd == "pack":
             base = TINY if args.tiny else GpuConfig()
-            cfg = replace(
-                base,
-                real_side=args.real_side,
-                real_quality=args.real_quality,
-                finder_lr0=args.finder_lr0,
-                finder_minutes=args.finder_minutes,
-                synth_scenes=args.synth_scenes,
-                real_repeat=args.real_repeat,
-                namer_epochs=args.namer_epochs,
-                minutes=args.minutes,
-            )
+            given = {name: getattr(args, name) for name, _, _ in options}
+            cfg = replace(base, **{k: v for k, v in given.items() if v is not None})
             # the device tool's limit holds the checkout and the pack together
             limit = PACK_LIMIT - travelling_size(Path.cwd())
             folder = pack(
