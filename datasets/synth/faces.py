@@ -313,10 +313,10 @@ def random_style(rng: Rng, families: Sequence[str] = TRAINING_FAMILIES) -> SetSt
         pip_scale=float(rng.uniform(0.85, 1.05)),
         seed=int(rng.integers(1 << 30)),
     )
-    return western_marks(style, numeral_ink)
+    return western_marks(style)
 
 
-def western_marks(style: SetStyle, numeral_ink: BGR) -> SetStyle:
+def western_marks(style: SetStyle) -> SetStyle:
     """Western and export sets' marks (conventions §1, §4, §5): about one set in four captions
     its honours, flowers and seasons in English, in the numerals' ink or its own, and half of
     those leave a flower its Chinese character. Drawn from the style's seed."""
@@ -325,7 +325,7 @@ def western_marks(style: SetStyle, numeral_ink: BGR) -> SetStyle:
         style,
         captions=bool(r.random() < 0.25),
         bonus_chinese=bool(r.random() < 0.5),
-        mark_ink=numeral_ink if r.random() < 0.6 else _ink(r, _choice(r, (BLUE, BLACK, RED))),  # type: ignore[arg-type]
+        mark_ink=style.numeral_ink if r.random() < 0.6 else _ink(r, _choice(r, (BLUE, BLACK, RED))),  # type: ignore[arg-type]
     )
 
 
