@@ -66,13 +66,15 @@ serve: $(STAMP)
 	$(VENV)/bin/hupai serve --host $(HOST) --port $(PORT)
 
 # CJK fonts the procedural tile faces are set in (datasets/synth/faces.py: FONTS, licenses in
-# FONT_PACKAGES); their tests are skipped, saying which, where they are missing.
+# FONT_PACKAGES) and the drawn clutter's CJK text (datasets/clutter.py: CJK_FONT, microhei);
+# their tests are skipped, saying which, where they are missing.
 FONT_NEEDS := /usr/share/fonts/truetype/arphic/ukai.ttc:fonts-arphic-ukai \
 	/usr/share/fonts/truetype/arphic/uming.ttc:fonts-arphic-uming \
 	/usr/share/fonts/truetype/cwtex/cwkai.ttf:fonts-cwtex-kai \
 	/usr/share/fonts/truetype/lxgw-wenkai/LXGWWenKai-Regular.ttf:fonts-lxgw-wenkai \
 	/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc:fonts-noto-cjk \
 	/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc:fonts-wqy-zenhei \
+	/usr/share/fonts/truetype/wqy/wqy-microhei.ttc:fonts-wqy-microhei \
 	/usr/share/fonts/opentype/ipafont-mincho/ipam.ttf:fonts-ipafont-mincho \
 	/usr/share/fonts/truetype/hanazono/HanaMinA.ttf:fonts-hanazono \
 	/usr/share/fonts/truetype/klee/KleeOne-Regular.ttf:fonts-klee

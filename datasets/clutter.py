@@ -70,6 +70,11 @@ CARD_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 def _font(path: str, size: int):  # type: ignore[no-untyped-def]
     from PIL import ImageFont
 
+    if not Path(path).is_file():  # PIL says only "cannot open resource"
+        raise FileNotFoundError(
+            f"clutter font {path} is missing: `make synth-fonts` installs it"
+            " (Debian fonts-wqy-microhei, fonts-dejavu-core)"
+        )
     return ImageFont.truetype(path, size)
 
 

@@ -342,3 +342,9 @@ def test_scenes_with_tile_shaped_clutter_paste_dominoes_blocks_cards_and_phones(
         for kind, _ in renderer.render(np.random.default_rng(seed), 192).clutter
     }
     assert kinds >= clutter.TILE_SHAPED
+
+
+def test_a_missing_clutter_font_is_named_with_its_package(tmp_path: Path) -> None:
+    missing = str(tmp_path / "wqy-microhei.ttc")
+    with pytest.raises(FileNotFoundError, match=r"wqy-microhei\.ttc is missing.*make synth-fonts"):
+        clutter._font(missing, 12)
