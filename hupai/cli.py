@@ -53,7 +53,7 @@ def as_user_error(*errors: type[Exception]) -> Iterator[None]:
 #: any command may let them through; :func:`main` prints them as one line, exit status 2.
 #: Named, not imported, so that ``hupai --help`` imports none of those packages.
 KNOWN_ERRORS = {
-    "hupai.ledger.store.LedgerError",
+    "hupai.ledger.errors.LedgerError",
     "hupai.scoring.fields.ScoringInputError",
     "hupai.vision.images.ImageError",
     "hupai.vision.detector.ModelError",

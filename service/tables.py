@@ -29,7 +29,8 @@ from fastapi import (
 )
 from fastapi.responses import JSONResponse, Response
 
-from hupai.ledger.store import Ledger, LedgerError, PhotoRecord
+from hupai.ledger.errors import LedgerError
+from hupai.ledger.store import Ledger, PhotoRecord
 from hupai.scoring.fields import describe_fields
 from hupai.scoring.house import HouseRules
 from hupai.service.dependencies import (

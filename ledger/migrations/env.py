@@ -1,4 +1,4 @@
-"""Alembic's environment for the ledger: run by :func:`hupai.ledger.store.migrate` with the
+"""Alembic's environment for the ledger: run by :func:`hupai.ledger.database.migrate` with the
 connection in ``config.attributes["connection"]`` (or a URL in ``sqlalchemy.url``)."""
 
 from __future__ import annotations

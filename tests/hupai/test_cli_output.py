@@ -1,11 +1,16 @@
-"""The console command's output going to a reader that stops early."""
+"""The console command's output: to a reader that stops early; errors the user caused, in a line."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from hupai.cli import KNOWN_ERRORS
 
 HUPAI = Path(sys.executable).parent / "hupai"
 
@@ -33,3 +38,12 @@ def test_a_reader_that_stops_reading_gets_no_traceback(tmp_path: Path) -> None:
         timeout=60,
     )
     assert done.stderr == ""
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN_ERRORS))
+def test_each_error_the_cli_prints_in_one_line_names_a_real_exception(name: str) -> None:
+    # named, not imported (hupai --help imports no package): a moved class would turn its
+    # one-line message back into a traceback without this
+    module, _, qualname = name.rpartition(".")
+    cls = getattr(importlib.import_module(module), qualname)
+    assert issubclass(cls, Exception) and f"{cls.__module__}.{cls.__qualname__}" == name

@@ -7,8 +7,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
+from hupai.ledger.database import make_engine, migrate
 from hupai.ledger.models import Base
-from hupai.ledger.store import Ledger, make_engine, migrate
+from hupai.ledger.store import Ledger
 
 PLAYERS = ["Ann", "Bo", "Chen", "Dee"]
 WIN = {"winner": 2, "win": "self_draw", "hand": "123m456m789m123p55s", "win_tile": "5s"}

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from hupai.ledger.store import Invalid, Ledger, NotFound, PhotoRecord, ReadOnly, Stale
+from hupai.ledger.errors import Invalid, NotFound, ReadOnly, Stale
+from hupai.ledger.store import Ledger, PhotoRecord
 
 PLAYERS = ["Ann", "Bo", "Chen", "Dee"]
 GUIYANG_WIN = {"hand": "123p123p456m789m55s", "win_tile": "5s", "indicator": "9p"}
@@ -244,15 +245,15 @@ def test_a_bad_table_is_refused_naming_the_field(
 def test_adding_a_hand_plays_only_that_hand(
     ledger: Ledger, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import hupai.ledger.store as store
+    import hupai.ledger.replay as replay
 
     table = new_table(ledger)
     token = table["write_token"]
     for winner in (0, 1, 2):
         ledger.add_hand(token, shaanxi_win(winner))
     played: list[object] = []
-    real_play = store.play
-    monkeypatch.setattr(store, "play", lambda *a: played.append(a) or real_play(*a))
+    real_play = replay.play
+    monkeypatch.setattr(replay, "play", lambda *a: played.append(a) or real_play(*a))
     ledger.add_hand(token, shaanxi_win(3))
     assert len(played) == 1
     played.clear()
@@ -265,14 +266,14 @@ def test_adding_a_hand_plays_only_that_hand(
 def test_an_edit_that_keeps_the_deal_scores_only_the_edited_hand(
     ledger: Ledger, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import hupai.ledger.store as store
+    import hupai.ledger.replay as replay
 
     token = new_table(ledger)["write_token"]
     for winner in (1, 2, 3, 0, 1):
         ledger.add_hand(token, shaanxi_win(winner))
     played: list[object] = []
-    real_play = store.play
-    monkeypatch.setattr(store, "play", lambda *a: played.append(a) or real_play(*a))
+    real_play = replay.play
+    monkeypatch.setattr(replay, "play", lambda *a: played.append(a) or real_play(*a))
     ledger.edit_hand(token, 1, shaanxi_win(2), revision=1)  # Bo or Chen: the deal passes
     assert len(played) == 1
 
@@ -295,7 +296,7 @@ def test_an_edited_game_equals_the_game_played_as_edited(
 
 
 def test_an_unreachable_database_is_a_clear_error_without_its_password() -> None:
-    from hupai.ledger.store import Unavailable
+    from hupai.ledger.errors import Unavailable
 
     ledger = Ledger("postgresql://hupai:s3cret@127.0.0.1:1/tables")
     with pytest.raises(Unavailable, match="cannot be used") as caught:
@@ -304,7 +305,7 @@ def test_an_unreachable_database_is_a_clear_error_without_its_password() -> None
 
 
 def test_a_url_no_driver_can_open_is_named() -> None:
-    from hupai.ledger.store import Unavailable
+    from hupai.ledger.errors import Unavailable
 
     with pytest.raises(Unavailable, match="not a database URL hupai can open"):
         Ledger("nosuchdb://x/y").view("a" * 24)
@@ -313,7 +314,7 @@ def test_a_url_no_driver_can_open_is_named() -> None:
 def test_reading_never_waits_for_a_long_write(database_url: str) -> None:
     """A write transaction held open on one table (a long edit) blocks no reader, of that
     table or another."""
-    from hupai.ledger.store import _writable
+    from hupai.ledger.rows import writable_table
 
     ledger, writer = Ledger(database_url), Ledger(database_url)
     busy = new_table(ledger)["write_token"]
@@ -323,7 +324,7 @@ def test_reading_never_waits_for_a_long_write(database_url: str) -> None:
 
     def long_write() -> None:
         with writer._session() as session:
-            _writable(session, busy)
+            writable_table(session, busy)
             holding.set()
             release.wait(30)
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from hupai.ledger.store import Invalid, Ledger, ReadOnly, Stale
+from hupai.ledger.errors import Invalid, ReadOnly, Stale
+from hupai.ledger.store import Ledger
 
 PLAYERS = ["Ann", "Bo", "Chen", "Dee"]
 #: Chen (player 2, never the dealer here) self-draws a plain hand: 3 × 2 = 6 from each.

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from hupai.ledger import store as store_module
-from hupai.ledger.store import Ledger, WriteQueue
+from hupai.ledger.database import WriteQueue
+from hupai.ledger.store import Ledger
 
 PLAYERS = ["Ann", "Bo", "Chen", "Dee"]
 WIN = {"winner": 1, "win": "self_draw", "hand": "123m456m789m123p55s", "win_tile": "5s"}
@@ -82,7 +83,7 @@ def test_a_write_waits_for_at_most_the_change_in_progress(
     timed: the changes of the busy table that begin while the quiet write waits."""
     busy, quiet = table(ledger, "busy"), table(ledger, "quiet")
     busy_id = _table_id(ledger, busy)
-    real = store_module._store
+    real = store_module.store_played
     begun: list[float] = []
 
     def slow_store(row: Any, played: Any) -> None:
@@ -91,7 +92,7 @@ def test_a_write_waits_for_at_most_the_change_in_progress(
             time.sleep(0.25)  # a long change, holding the write lock
         real(row, played)
 
-    monkeypatch.setattr(store_module, "_store", slow_store)
+    monkeypatch.setattr(store_module, "store_played", slow_store)
 
     def changes() -> None:
         for _ in range(12):  # 3 s of changes, one after another
