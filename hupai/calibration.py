@@ -192,7 +192,7 @@ def matched_names(rec: Recorded) -> tuple[NDArray[np.float32], NDArray[np.int64]
     """The logits ``(views, m, classes)`` of the read boxes that lie on a labelled tile (IoU ≥
     :data:`MATCH_IOU`, one to one, best first: :func:`hupai.vision.metrics.match_pairs`) and their
     labels."""
-    from hupai.vision.reading import photo_boxes
+    from hupai.vision.detections import photo_boxes
 
     xyxy = photo_boxes(rec.found.det.xyxy, rec.found.to_image)
     if not len(xyxy) or not len(rec.truth):

@@ -173,6 +173,27 @@ def invert_affine(m: FloatArray) -> FloatArray:
     return np.asarray(np.linalg.inv(full)[:2], dtype=np.float64)
 
 
+def photo_quads(xyxy: FloatArray, to_image: FloatArray) -> FloatArray:
+    """The corners (n, 4, 2) in the photo of boxes of a frame (``to_image``: frame → photo)."""
+    if len(xyxy) == 0:
+        return np.zeros((0, 4, 2))
+    corners = box_corners(np.asarray(xyxy, np.float64))
+    return np.asarray(corners @ to_image[:, :2].T + to_image[:, 2], np.float64)
+
+
+def photo_boxes(xyxy: FloatArray, to_image: FloatArray) -> FloatArray:
+    """Boxes of a frame as boxes of the photo: the envelope of each turned box.
+
+    >>> quarter = np.array([[0.0, -1, 100], [1, 0, 0]])  # a frame turned a quarter
+    >>> photo_boxes(np.array([[10.0, 20, 30, 60]]), quarter).tolist()
+    [[40.0, 10.0, 80.0, 30.0]]
+    """
+    quads = photo_quads(xyxy, to_image)
+    if len(quads) == 0:
+        return np.zeros((0, 4))
+    return np.concatenate([quads.min(1), quads.max(1)], axis=1)
+
+
 def box_iou(a: FloatArray, b: FloatArray) -> FloatArray:
     """IoU matrix (len(a), len(b)) of xyxy boxes.
 

@@ -34,7 +34,7 @@ from hupai.vision.checks import (
 from hupai.vision.classes import BACK, CLASS_NAMES, tile_of
 from hupai.vision.clutter import CLUTTER_ABOVE, clutter_scores
 from hupai.vision.deadline import ReadTimeout, check_deadline, read_deadline
-from hupai.vision.detections import Detections, box_corners
+from hupai.vision.detections import Detections, photo_boxes, photo_quads
 from hupai.vision.detector import Detector, Image
 from hupai.vision.images import MAX_PIXELS
 from hupai.vision.layout import CalledFrom, MeldShape, Role, analyse, missing_tiles
@@ -254,24 +254,6 @@ def rebuild(reading: Reading, class_id: NDArray[np.int64]) -> Reading:
     return _with(again, passes=reading.passes, seconds=reading.seconds, extra=reading.extra)
 
 
-def photo_quads(xyxy: NDArray[np.float64], to_image: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The corners (n, 4, 2) in the photo of boxes of a frame."""
-    if len(xyxy) == 0:
-        return np.zeros((0, 4, 2))
-    return np.asarray(box_corners(xyxy) @ to_image[:, :2].T + to_image[:, 2], np.float64)
-
-
-def photo_boxes(xyxy: NDArray[np.float64], to_image: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Boxes of a frame as boxes of the photo (the envelope of each turned box)."""
-    return _envelope(photo_quads(xyxy, to_image))
-
-
-def _envelope(quads: NDArray[np.float64]) -> NDArray[np.float64]:
-    if len(quads) == 0:
-        return np.zeros((0, 4))
-    return np.concatenate([quads.min(1), quads.max(1)], axis=1)
-
-
 @dataclass(frozen=True)
 class NamedTiles:
     """The finder's boxes that the namer takes for tiles, named (``class_id`` the decoded
@@ -360,7 +342,8 @@ def build_reading(
     if to_image is None:
         to_image = np.array([[1.0, 0, 0], [0, 1.0, 0]])
     quads = photo_quads(det.xyxy, to_image)
-    photo_det = Detections(_envelope(quads), det.confidence, det.class_id).clipped(w, h)
+    photo_det = Detections(photo_boxes(det.xyxy, to_image), det.confidence, det.class_id)
+    photo_det = photo_det.clipped(w, h)
     layout = analyse(det, angle)
     warnings: list[ReadingWarning] = []
     if len(det) == 0:

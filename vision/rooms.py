@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from hupai.vision.detections import Detections, box_corners, box_iou, invert_affine
+from hupai.vision.detections import Detections, box_corners, box_iou, invert_affine, photo_boxes
 from hupai.vision.layout import Box, GapRoom, HandLayout, gap_rooms
 
 #: The middle of a box looked at (the share of its width and height): a tile's visible body
@@ -132,16 +132,6 @@ def face_distance(
     return float(min(np.linalg.norm(there - face) for face in faces))
 
 
-def _in_photo_boxes(
-    xyxy: NDArray[np.float64], to_image: NDArray[np.float64]
-) -> NDArray[np.float64]:
-    """Frame boxes as photo boxes (the envelope of each turned box)."""
-    if len(xyxy) == 0:
-        return np.zeros((0, 4))
-    corners = box_corners(np.asarray(xyxy, np.float64)) @ to_image[:, :2].T + to_image[:, 2]
-    return np.concatenate([corners.min(1), corners.max(1)], axis=1)
-
-
 def body_there(
     room: GapRoom, det: Detections, to_image: NDArray[np.float64], doubtful: NDArray[np.float64]
 ) -> bool:
@@ -149,14 +139,12 @@ def body_there(
     doubted look at a tile found beside it (a box over a found tile and the room)."""
     if len(doubtful) == 0:
         return False
-    found = _in_photo_boxes(det.xyxy, to_image)
+    found = photo_boxes(det.xyxy, to_image)
     if len(found):
         doubtful = doubtful[box_iou(doubtful, found).max(axis=1) < BODY_IOU]
     if len(doubtful) == 0:
         return False
-    return bool(
-        box_iou(_in_photo_boxes(np.asarray([room.box]), to_image), doubtful).max() >= BODY_IOU
-    )
+    return bool(box_iou(photo_boxes(np.asarray([room.box]), to_image), doubtful).max() >= BODY_IOU)
 
 
 def _taken(room: GapRoom, det: Detections) -> bool:
@@ -190,7 +178,7 @@ def is_gap(
 
 def _to_frame(xyxy: NDArray[np.float64], to_image: NDArray[np.float64]) -> NDArray[np.float64]:
     """Photo boxes as boxes of the detections' frame (the envelope of each turned back)."""
-    return _in_photo_boxes(xyxy, invert_affine(to_image))
+    return photo_boxes(xyxy, invert_affine(to_image))
 
 
 def unboxed_bodies(
