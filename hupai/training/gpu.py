@@ -91,7 +91,7 @@ class GpuConfig:
     # against 204), at 0.0005 with real train three times beside 2,000 scenes less so (201)
     finder_lr0: float = 0.0005
     real_repeat: int = 3  # real train listed this many times beside the scenes
-    namer_init: str = "models/hupai-namer-v4.onnx"
+    namer_init: str = "models/hupai-namer-v5.onnx"
     namer_scenes: int = 1500  # synthetic scenes for the namer's crops
     namer_gen_scenes: int = 1500
     namer_epochs: int = 5  # ≈ 40,000 crops in 15-30 s on the H100 (guessed: run 1 trained seconds)
