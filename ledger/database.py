@@ -129,8 +129,11 @@ class WriteQueue:
 
 @contextmanager
 def no_wait() -> Iterator[None]:
+    """The turn of a writer that needs no queue (PostgreSQL's row locks order the writers)."""
     yield
 
 
+#: One migration at a time in this process (Alembic's context is process-global); across
+#: processes PostgreSQL's advisory lock with this id (SQLite: BEGIN IMMEDIATE).
 _MIGRATING = threading.Lock()
 _MIGRATION_LOCK_ID = 0x68757061  # "hupa"
