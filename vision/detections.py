@@ -188,7 +188,11 @@ def photo_boxes(xyxy: FloatArray, to_image: FloatArray) -> FloatArray:
     >>> photo_boxes(np.array([[10.0, 20, 30, 60]]), quarter).tolist()
     [[40.0, 10.0, 80.0, 30.0]]
     """
-    quads = photo_quads(xyxy, to_image)
+    return envelopes(photo_quads(xyxy, to_image))
+
+
+def envelopes(quads: FloatArray) -> FloatArray:
+    """The box (n, 4) around each quadrilateral (n, 4, 2)."""
     if len(quads) == 0:
         return np.zeros((0, 4))
     return np.concatenate([quads.min(1), quads.max(1)], axis=1)

@@ -34,7 +34,7 @@ from hupai.vision.checks import (
 from hupai.vision.classes import BACK, CLASS_NAMES, tile_of
 from hupai.vision.clutter import CLUTTER_ABOVE, clutter_scores
 from hupai.vision.deadline import ReadTimeout, check_deadline, read_deadline
-from hupai.vision.detections import Detections, photo_boxes, photo_quads
+from hupai.vision.detections import Detections, envelopes, photo_boxes, photo_quads
 from hupai.vision.detector import Detector, Image
 from hupai.vision.images import MAX_PIXELS
 from hupai.vision.layout import CalledFrom, MeldShape, Role, analyse, missing_tiles
@@ -342,8 +342,7 @@ def build_reading(
     if to_image is None:
         to_image = np.array([[1.0, 0, 0], [0, 1.0, 0]])
     quads = photo_quads(det.xyxy, to_image)
-    photo_det = Detections(photo_boxes(det.xyxy, to_image), det.confidence, det.class_id)
-    photo_det = photo_det.clipped(w, h)
+    photo_det = Detections(envelopes(quads), det.confidence, det.class_id).clipped(w, h)
     layout = analyse(det, angle)
     warnings: list[ReadingWarning] = []
     if len(det) == 0:

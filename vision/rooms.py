@@ -36,7 +36,13 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from hupai.vision.detections import Detections, box_corners, box_iou, invert_affine, photo_boxes
+from hupai.vision.detections import (
+    Detections,
+    box_iou,
+    invert_affine,
+    photo_boxes,
+    photo_quads,
+)
 from hupai.vision.layout import Box, GapRoom, HandLayout, gap_rooms
 
 #: The middle of a box looked at (the share of its width and height): a tile's visible body
@@ -117,7 +123,7 @@ def face_colour(lab: NDArray[np.float32]) -> NDArray[np.float32]:
 
 
 def _in_photo(box: Box, to_image: NDArray[np.float64], size: tuple[int, int]) -> bool:
-    corners = box_corners(np.asarray([box]))[0] @ to_image[:, :2].T + to_image[:, 2]
+    corners = photo_quads(np.asarray([box], np.float64), to_image)[0]
     w, h = size
     return bool((corners >= 0).all() and (corners[:, 0] <= w).all() and (corners[:, 1] <= h).all())
 
