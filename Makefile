@@ -45,6 +45,7 @@ typecheck: $(STAMP)
 # drawn, and PostgreSQL for the ledger's tests against a real server.
 DEBIAN_NEEDS := /usr/bin/chromium:chromium \
 	/usr/share/fonts/truetype/wqy/wqy-microhei.ttc:fonts-wqy-microhei \
+	/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf:fonts-dejavu-core \
 	/usr/bin/pg_ctlcluster:postgresql
 .PHONY: debian-packages
 debian-packages:
@@ -66,8 +67,9 @@ serve: $(STAMP)
 	$(VENV)/bin/hupai serve --host $(HOST) --port $(PORT)
 
 # CJK fonts the procedural tile faces are set in (datasets/synth/faces.py: FONTS, licenses in
-# FONT_PACKAGES) and the drawn clutter's CJK text (datasets/clutter.py: CJK_FONT, microhei);
-# their tests are skipped, saying which, where they are missing.
+# FONT_PACKAGES; DejaVu for the Latin of captions and flowers) and the drawn clutter's text
+# (datasets/clutter.py: FONT_FILES, microhei and DejaVu); their tests are skipped, saying
+# which, where they are missing.
 FONT_NEEDS := /usr/share/fonts/truetype/arphic/ukai.ttc:fonts-arphic-ukai \
 	/usr/share/fonts/truetype/arphic/uming.ttc:fonts-arphic-uming \
 	/usr/share/fonts/truetype/cwtex/cwkai.ttf:fonts-cwtex-kai \
@@ -75,6 +77,7 @@ FONT_NEEDS := /usr/share/fonts/truetype/arphic/ukai.ttc:fonts-arphic-ukai \
 	/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc:fonts-noto-cjk \
 	/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc:fonts-wqy-zenhei \
 	/usr/share/fonts/truetype/wqy/wqy-microhei.ttc:fonts-wqy-microhei \
+	/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf:fonts-dejavu-core \
 	/usr/share/fonts/opentype/ipafont-mincho/ipam.ttf:fonts-ipafont-mincho \
 	/usr/share/fonts/truetype/hanazono/HanaMinA.ttf:fonts-hanazono \
 	/usr/share/fonts/truetype/klee/KleeOne-Regular.ttf:fonts-klee
