@@ -177,9 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     rows = {}
+    options = CLEAN if args.clean else None
     with tempfile.TemporaryDirectory() as tmp:
         for name, renderer in renderers(args.seen, not args.no_family).items():
-            options = CLEAN if args.clean else None
             folder = write_scenes(renderer, Path(tmp) / name, args.n, args.seed, options)
             rows[name] = measure(folder, args.model, args.namer)
         if args.real:
