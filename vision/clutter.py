@@ -4,9 +4,10 @@ would keep it — a keyboard's key, a book's spine, a letter on a printed page.
 The namer drops a box it finds more likely "not a tile" than a tile
 (:data:`hupai.vision.reading.REJECT_ABOVE`). Clutter the finder boxes is often tile-like to
 it, yet it differs from the photo's tiles in ways the namer's crop cannot show: the finder
-scored it low, it is not the size of the boxes beside it, and the namer hesitates between
-names. :func:`clutter_scores` weighs those together (a logistic model's log-odds);
-a box scoring over :data:`CLUTTER_ABOVE` is dropped as the namer's rejects are.
+scored it low, it is not the size of the boxes beside it, it lies apart from them and not
+in a row with them, and the namer hesitates between names. :func:`clutter_scores` weighs
+those together (a logistic model's log-odds); a box scoring over :data:`CLUTTER_ABOVE` is
+dropped as the namer's rejects are.
 
 Fitted (``bench/clutter.py``) on the boxes the shipped reader keeps in 300 synthetic scenes of
 the trained-on art and procedural families (training seeds; a box on no tile is clutter) and
@@ -33,13 +34,16 @@ from hupai.vision.detections import Detections
 TILE_ASPECT = 1.33
 #: The model: a bias and a weight per feature — log(the finder's score), log("not a tile"),
 #: the best name's margin over the second, |log(aspect / TILE_ASPECT)|, |log(size / the
-#: median box's size)| (size: the square root of the area).
-BIAS = -0.478
-WEIGHTS = (-3.210, 0.761, -1.901, -0.374, 4.135)
+#: median box's size)| (size: the square root of the area), how far the box lies from the
+#: nearest other (:func:`isolation`) and how many boxes lie beside it in a row
+#: (:func:`row_mates`).
+BIAS = 0.309
+WEIGHTS = (-2.381, 0.921, -1.462, -0.619, 4.892, 1.883, -0.991)
 #: A box is clutter from these log-odds up. Chosen on real val and the held-out scenes
-#: (``bench/clutter.py``): at 2.0 the reader drops 88 of the 313 boxes it kept on clutter in
-#: the held-out scenes, 7 of their 1,310 tiles named right and 3 misnamed, and none of real
-#: val's 5,782 tiles named right (1.5: one; 1.0: one, and 11 of the held-out scenes').
+#: (``bench/clutter.py``, reader 15's finder and namer): at 2.0 the reader drops 82 of the 188
+#: boxes it kept on clutter in the held-out scenes (without the two spatial features: 62),
+#: 6 of their 1,444 tiles named right and 2 misnamed (the same as without), and none of real
+#: val's 5,789 tiles named right (1.5: 88 clutter boxes, 7 tiles named right; 1.0: 101, 9).
 CLUTTER_ABOVE = 2.0
 
 
@@ -70,15 +74,79 @@ def clutter_features(
             margin,
             np.abs(np.log(wh[:, 1] / wh[:, 0] / TILE_ASPECT)),
             np.abs(np.log(side / float(np.median(side)))),
+            isolation(det),
+            row_mates(det),
         ]
     )
 
 
+#: Beyond this many tile sides from the nearest box, a box is as much apart as it can be (a
+#: tile set apart — an indicator, the winning tile — lies within a few).
+APART_SIDES = 8.0
+
+
+def _edge_gaps(xyxy: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Between every two boxes, the gap between their edges along x and along y (0 where
+    they overlap along that axis)."""
+    dx = np.maximum(xyxy[:, None, 0] - xyxy[None, :, 2], xyxy[None, :, 0] - xyxy[:, None, 2])
+    dy = np.maximum(xyxy[:, None, 1] - xyxy[None, :, 3], xyxy[None, :, 1] - xyxy[:, None, 3])
+    return np.maximum(dx, 0.0), np.maximum(dy, 0.0)
+
+
+def _median_side(det: Detections) -> float:
+    wh = np.maximum(det.wh, 1e-6)
+    return float(np.median(np.sqrt(wh[:, 0] * wh[:, 1])))
+
+
+def isolation(det: Detections) -> NDArray[np.float64]:
+    """log(1 + the gap from each box to the nearest other, in median box sides, at most
+    :data:`APART_SIDES`): 0 for a tile touching its neighbours; 0 for a lone box too (nothing
+    to be apart from).
+
+    >>> det = Detections.make([[0, 0, 30, 40], [32, 0, 62, 40], [300, 0, 330, 40]], [0, 0, 0])
+    >>> isolation(det).round(2).tolist()
+    [0.06, 0.06, 2.06]
+    """
+    if len(det) < 2:
+        return np.zeros(len(det))
+    dx, dy = _edge_gaps(np.asarray(det.xyxy, np.float64))
+    gap = np.hypot(dx, dy)
+    np.fill_diagonal(gap, np.inf)
+    return np.asarray(np.log1p(np.minimum(gap.min(axis=1) / _median_side(det), APART_SIDES)))
+
+
+def row_mates(det: Detections) -> NDArray[np.float64]:
+    """log(1 + the boxes beside each one in a row): of about its height (within 30 %), its
+    centre level with this one's (within 0.4 of its height), at most a median side away.
+
+    >>> boxes = [[0, 0, 30, 40], [32, 0, 62, 40], [70, 2, 100, 42], [70, 90, 80, 100]]
+    >>> det = Detections.make(boxes, [0, 0, 0, 0])
+    >>> row_mates(det).round(2).tolist()
+    [0.69, 1.1, 0.69, 0.0]
+    """
+    xyxy = np.asarray(det.xyxy, np.float64)
+    if len(det) < 2:
+        return np.zeros(len(det))
+    dx, _ = _edge_gaps(xyxy)
+    height = np.maximum(xyxy[:, 3] - xyxy[:, 1], 1e-6)
+    cy = (xyxy[:, 1] + xyxy[:, 3]) / 2
+    beside = (
+        (np.abs(cy[:, None] - cy[None, :]) < 0.4 * height[:, None])
+        & (np.abs(np.log(height[:, None] / height[None, :])) < np.log(1.3))
+        & (dx <= _median_side(det))
+    )
+    np.fill_diagonal(beside, False)
+    return np.asarray(np.log1p(beside.sum(axis=1)))
+
+
 __all__ = [
+    "APART_SIDES",
     "BIAS",
     "CLUTTER_ABOVE",
     "TILE_ASPECT",
     "WEIGHTS",
     "clutter_features",
     "clutter_scores",
+    "isolation",
+    "row_mates",
 ]

@@ -27,14 +27,14 @@ def _probs(best: list[float], reject: list[float]) -> np.ndarray:
 
 
 def test_a_small_box_the_finder_doubts_and_the_namer_hesitates_over_is_dropped() -> None:
-    boxes = [*ROW, [400.0, 300, 414, 312]]  # a key-sized box below the row
+    boxes = [*ROW, [400.0, 118, 414, 130]]  # a key-sized box a tile beyond the row's end
     det = Detections.make(boxes, [0] * 10, [0.9] * 9 + [0.35])
     named = tiles_of_names(_probs([0.97] * 9 + [0.4], [0.01] * 9 + [0.3]), det)
     assert len(named.detections) == 9 and named.detections.xyxy[:, 1].max() == 100
 
 
 def test_the_same_box_at_the_tiles_size_and_surely_named_is_kept() -> None:
-    boxes = [*ROW, [400.0, 300, 436, 348]]
+    boxes = [*ROW, [400.0, 100, 436, 148]]
     det = Detections.make(boxes, [0] * 10, [0.9] * 9 + [0.35])
     named = tiles_of_names(_probs([0.97] * 10, [0.01] * 9 + [0.3]), det)
     assert len(named.detections) == 10
@@ -51,3 +51,23 @@ def test_the_scores_do_not_change_with_the_photos_scale(scale: float, seed: int)
     det = Detections.make(xyxy, [0] * 6, rng.uniform(0.3, 1, 6))
     scaled = Detections.make(xyxy * scale, [0] * 6, det.confidence)
     assert np.allclose(clutter_scores(det, names, reject), clutter_scores(scaled, names, reject))
+
+
+def _doubtful_tenth_box(box: list[float], best: float = 0.6, found: float = 0.35) -> int:
+    """How many of the row's nine tiles and a tenth box (the finder's score ``found``, the
+    namer's best name at ``best``, "not a tile" 0.1) the reader keeps."""
+    det = Detections.make([*ROW, box], [0] * 10, [0.9] * 9 + [found])
+    return len(tiles_of_names(_probs([0.97] * 9 + [best], [0.01] * 9 + [0.1]), det).detections)
+
+
+def test_a_doubtful_tile_sized_box_far_from_the_hand_is_dropped() -> None:
+    assert _doubtful_tenth_box([100.0, 500, 136, 548]) == 9  # eight tiles below the row
+
+
+def test_the_same_doubtful_box_at_the_rows_end_is_kept() -> None:
+    assert _doubtful_tenth_box([360.0, 100, 396, 148]) == 10
+
+
+def test_a_surely_named_tile_set_far_apart_is_kept() -> None:
+    indicator = [100.0, 500, 136, 548]
+    assert _doubtful_tenth_box(indicator, best=0.95, found=0.8) == 10
