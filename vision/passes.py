@@ -82,12 +82,17 @@ def detect_photo(
     *,
     finder: bool = False,
     doubtful: list[Detections] | None = None,
+    first_look: list[Detections] | None = None,
 ) -> tuple[Detections, NDArray[np.float64], float, list[str]]:
     """Detect with the passes the photo needs; returns (detections in the final frame,
     frame → photo affine, the angle the layout should use, pass names). ``finder``: one
     box per tile whatever its class, down to :data:`FINDER_CONF` (a namer names them).
     ``doubtful``: where given, the first look's boxes scored from :data:`DOUBTFUL_FROM` up to
-    the cut (in the photo) are appended to it (from the same model runs: no extra cost)."""
+    the cut (in the photo) are appended to it (from the same model runs: no extra cost).
+    ``first_look``: where given and a level look replaces the first, the first look's boxes
+    (in the photo) are appended to it: in the photo's own axes, they box a turned row's
+    tiles as labels do, where the level look's boxes turned back may cover neighbours
+    (:func:`~hupai.vision.detections.first_look_boxes`)."""
     h, w = image.shape[:2]
     model_side = max(detector.input_size)
     identity = np.array([[1.0, 0, 0], [0, 1.0, 0]])
@@ -157,6 +162,8 @@ def detect_photo(
     if len(det2) < 0.8 * len(det):  # the second look lost tiles: keep the first
         return det, identity, angle, passes
     passes.append(name)
+    if first_look is not None:
+        first_look.append(det)
     return det2, invert_affine(m), 0.0, passes
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,13 @@ from hupai.vision.checks import (
 from hupai.vision.classes import BACK, CLASS_NAMES, tile_of
 from hupai.vision.clutter import CLUTTER_ABOVE, clutter_scores
 from hupai.vision.deadline import ReadTimeout, check_deadline, read_deadline
-from hupai.vision.detections import Detections, envelopes, photo_boxes, photo_quads
+from hupai.vision.detections import (
+    Detections,
+    envelopes,
+    first_look_boxes,
+    photo_boxes,
+    photo_quads,
+)
 from hupai.vision.detector import Detector, Image
 from hupai.vision.images import MAX_PIXELS
 from hupai.vision.layout import CalledFrom, MeldShape, Role, analyse, missing_tiles
@@ -171,22 +177,28 @@ def read_image(
 @dataclass(frozen=True)
 class FoundTiles:
     """What the finder's passes saw in a photo, before naming: boxes (in a frame that
-    ``to_image`` maps onto the photo), the rows' angle, the passes run and the boxes the
-    first look doubted (photo pixels)."""
+    ``to_image`` maps onto the photo), the rows' angle, the passes run, the boxes the
+    first look doubted and, where a level look replaced it, the first look's boxes (photo
+    pixels)."""
 
     det: Detections
     to_image: NDArray[np.float64]
     angle: float | None
     passes: tuple[str, ...]
     doubtful_xyxy: NDArray[np.float64]
+    first_xyxy: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 4)))
 
 
 def find_tiles(detector: Detector, image: Image, *, finder: bool) -> FoundTiles:
     """The finder's boxes in a BGR image, with the passes the photo needs."""
     doubtful: list[Detections] = []
-    det, to_image, angle, passes = detect_photo(detector, image, finder=finder, doubtful=doubtful)
+    first: list[Detections] = []
+    det, to_image, angle, passes = detect_photo(
+        detector, image, finder=finder, doubtful=doubtful, first_look=first
+    )
     doubtful_xyxy = Detections.concat(doubtful).xyxy if doubtful else np.zeros((0, 4))
-    return FoundTiles(det, to_image, angle, tuple(passes), doubtful_xyxy)
+    first_xyxy = Detections.concat(first).xyxy if first else np.zeros((0, 4))
+    return FoundTiles(det, to_image, angle, tuple(passes), doubtful_xyxy, first_xyxy)
 
 
 def read_found(
@@ -212,6 +224,7 @@ def read_found(
         source=source,
         names=named,
         judge_gaps=gap_judge(image, found.to_image, found.doubtful_xyxy, look),
+        photo_xyxy=first_look_boxes(photo_quads(det.xyxy, found.to_image), found.first_xyxy),
     )
     return _with(
         reading,
@@ -250,6 +263,7 @@ def rebuild(reading: Reading, class_id: NDArray[np.int64]) -> Reading:
         source=reading.source,
         names=names,
         gaps=reading.gaps,  # judged on the photo's pixels: the boxes did not move
+        photo_xyxy=reading.detections.xyxy,
     )
     return _with(again, passes=reading.passes, seconds=reading.seconds, extra=reading.extra)
 
@@ -331,18 +345,22 @@ def build_reading(
     names: NamedTiles | None = None,
     judge_gaps: GapJudge | None = None,
     gaps: NDArray[np.float64] | None = None,
+    photo_xyxy: NDArray[np.float64] | None = None,
 ) -> Reading:
     """The reading of detections (in a frame mapped to the photo by ``to_image``);
     ``names``: the namer's verdict on them (alternatives travel with the reading).
     A row's room for a tile not found is a gap as ``judge_gaps`` judges it (by the photo's
     pixels, :mod:`hupai.vision.rooms`), or by the boxes alone
     (:func:`~hupai.vision.layout.missing_tiles`) where no photo is at hand; ``gaps``: the
-    gaps already judged (photo boxes: the same boxes read with other names)."""
+    gaps already judged (photo boxes: the same boxes read with other names). ``photo_xyxy``:
+    the tiles' boxes in the photo where better known than the envelopes of their turned
+    corners (:func:`~hupai.vision.detections.first_look_boxes`)."""
     w, h = size
     if to_image is None:
         to_image = np.array([[1.0, 0, 0], [0, 1.0, 0]])
     quads = photo_quads(det.xyxy, to_image)
-    photo_det = Detections(envelopes(quads), det.confidence, det.class_id).clipped(w, h)
+    boxes = envelopes(quads) if photo_xyxy is None else np.asarray(photo_xyxy, np.float64)
+    photo_det = Detections(boxes, det.confidence, det.class_id).clipped(w, h)
     layout = analyse(det, angle)
     warnings: list[ReadingWarning] = []
     if len(det) == 0:

@@ -68,6 +68,9 @@ def label_photo(
         },
         "to_image": _floats(frame["to_image"]),
         "angle": float(frame["angle"] or 0.0),
+        # the tiles' boxes in the photo: a turned row's are the first look's, which the
+        # frame's boxes alone cannot give back
+        "photo_xyxy": _floats(det.xyxy),
         "passes": list(reading.passes),
         # judged on the photo's pixels (and by the namer): the boxes alone cannot judge again
         "gaps": _floats(reading.gaps),
@@ -117,6 +120,7 @@ def reading_of(entry: dict[str, Any], rel: str) -> Reading:
             None if frame.get("reject") is None else np.asarray(frame["reject"], np.float64),
         )
     gaps = entry.get("gaps")  # absent from manifests written before: the boxes alone judge
+    photo = entry.get("photo_xyxy")  # absent before: the envelopes of the turned boxes
     reading = build_reading(
         det,
         np.asarray(entry["to_image"], dtype=np.float64),
@@ -125,6 +129,7 @@ def reading_of(entry: dict[str, Any], rel: str) -> Reading:
         source=rel,
         names=names,
         gaps=None if gaps is None else np.asarray(gaps, np.float64).reshape(-1, 4),
+        photo_xyxy=None if photo is None else np.asarray(photo, np.float64).reshape(-1, 4),
     )
     return dataclasses.replace(
         reading, passes=tuple(entry.get("passes", ())), seconds=float(entry.get("seconds", 0.0))
