@@ -28,11 +28,14 @@ from numpy.typing import NDArray
 Rng = np.random.Generator
 Canvas = NDArray[np.uint8]
 
+#: The clutter's CJK font where Debian installs it (``fonts-wqy-microhei``; a GPU pack
+#: carries the file under the same name).
+SYSTEM_CJK_FONT = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
 # A machine without the Debian fonts (a GPU run) reads the CJK one from its pack's folder.
-_PACKED_CJK = Path(os.environ.get("HUPAI_FACE_FONTS", "/nonexistent")) / "wqy-microhei.ttc"
+_PACKED_CJK = Path(os.environ.get("HUPAI_FACE_FONTS", "/nonexistent")) / SYSTEM_CJK_FONT.name
 FONT_FILES = (
-    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"
-    if Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc").is_file() or not _PACKED_CJK.is_file()
+    str(SYSTEM_CJK_FONT)
+    if SYSTEM_CJK_FONT.is_file() or not _PACKED_CJK.is_file()
     else str(_PACKED_CJK),
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
     "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",

@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hupai.datasets.clutter import SYSTEM_CJK_FONT
 from hupai.datasets.synth.faces import CAPTION_WORDS, FONTS, NUMERALS, usable_families
 
 if TYPE_CHECKING:
@@ -71,7 +72,6 @@ FACE_TEXT = "".join(
         | set("".join(CAPTION_WORDS))
     )
 )
-CLUTTER_FONT = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
 
 
 @dataclass(frozen=True)
@@ -308,8 +308,8 @@ def pack(
     shutil.copytree(build_cache(), out / "cache" / "faces-v1")
     fonts = subset_fonts(out / "fonts")
     pack_photos(out / "photos")
-    if CLUTTER_FONT.is_file():
-        shutil.copyfile(CLUTTER_FONT, out / "fonts" / CLUTTER_FONT.name)
+    if SYSTEM_CJK_FONT.is_file():  # the clutter's text, read back by datasets.clutter
+        shutil.copyfile(SYSTEM_CJK_FONT, out / "fonts" / SYSTEM_CJK_FONT.name)
     if finder_init is not None:
         if not finder_init.is_file():
             raise PackError(f"{finder_init}: no such finder checkpoint")
