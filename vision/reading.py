@@ -215,6 +215,10 @@ def read_found(
     :func:`room_look` gives; None: by colour), checked."""
     h, w = image.shape[:2]
     det = found.det if named is None else named.detections
+
+    def in_photo(xyxy: NDArray[np.float64]) -> NDArray[np.float64]:
+        return first_look_boxes(photo_quads(xyxy, found.to_image), found.first_xyxy)
+
     reading = build_reading(
         det,
         found.to_image,
@@ -224,14 +228,14 @@ def read_found(
         source=source,
         names=named,
         judge_gaps=gap_judge(image, found.to_image, found.doubtful_xyxy, look),
-        photo_xyxy=first_look_boxes(photo_quads(det.xyxy, found.to_image), found.first_xyxy),
+        photo_xyxy=in_photo(det.xyxy),
     )
     return _with(
         reading,
         passes=found.passes,
         extra={
             **reading.extra,
-            "found_xyxy": photo_boxes(found.det.xyxy, found.to_image),
+            "found_xyxy": in_photo(found.det.xyxy),
             # boxes the first look doubted (not read): small ones call for a larger decode,
             # one lying in a row's room for a tile is a gap
             "doubtful_xyxy": found.doubtful_xyxy,
