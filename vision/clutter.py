@@ -100,7 +100,7 @@ def _median_side(det: Detections) -> float:
 
 def isolation(det: Detections) -> NDArray[np.float64]:
     """log(1 + the gap from each box to the nearest other, in median box sides, at most
-    :data:`APART_SIDES`): 0 for a tile touching its neighbours; 0 for a lone box too (nothing
+    :data:`APART_SIDES`): about 0 for a tile touching its neighbours; 0 for a lone box (nothing
     to be apart from).
 
     >>> det = Detections.make([[0, 0, 30, 40], [32, 0, 62, 40], [300, 0, 330, 40]], [0, 0, 0])

@@ -210,7 +210,7 @@ def first_look_boxes(quads: FloatArray, first_xyxy: FloatArray) -> FloatArray:
     frame — seen in perspective, or lying at another angle than its row in a heap — the
     envelope of its turned box covers its neighbours too and may miss its label at IoU 0.5;
     the first look boxed it in the photo's own axes, as labels are (real val, tiles named
-    right at IoU 0.5: precision 0.925 → 0.962, recall 0.875 → 0.910; names unchanged). A
+    right at IoU 0.5: precision 0.925 → 0.962, recall 0.876 → 0.910; names unchanged). A
     first-look box is the same tile's when each box's centre lies in the other and their
     IoU is at least :data:`SAME_TILE_IOU`; each is given to one tile, best matches first.
 
