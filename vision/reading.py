@@ -52,6 +52,7 @@ from hupai.vision.rooms import GapJudge, RoomLook, gap_judge
 __all__ = [
     "FINDER_CONF",
     "LOW_CONFIDENCE",
+    "READER_RULES",
     "REJECT_ABOVE",
     "SMALL_TILE_PX",
     "WARNING_CODES",
@@ -80,6 +81,12 @@ __all__ = [
     "rebuild",
     "tiles_of_names",
 ]
+
+#: The reading rules' version: the shipped pair's (models/reader.json) when a change of the
+#: rules last changed what a photo reads as. The labelling job reads a photo again where its
+#: manifest entry was read under other rules (15: a turned row's tiles in the first look's
+#: boxes, clutter weighed by where a box lies).
+READER_RULES = 15
 
 #: A box is not a tile when the namer gives "reject" at least this probability. Weighed with
 #: reader 10 on real val and the held-out scenes (bench/heldout.py): 0.3 and 0.2 drop a

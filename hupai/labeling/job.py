@@ -28,7 +28,7 @@ from hupai.labeling.progress import Progress
 from hupai.labeling.store import Store, _Lock, atomic_write, sha256_file
 from hupai.vision.detector import Detector, ModelError, find_model
 from hupai.vision.namer import Namer, NamerError
-from hupai.vision.reading import default_namer
+from hupai.vision.reading import READER_RULES, default_namer
 
 
 def run_label_job(
@@ -72,6 +72,7 @@ def run_label_job(
         "namer_sha256": sha256_file(namer.path) if namer else None,
         "conf": opts.conf,
         "iou": detector.iou,
+        "rules": READER_RULES,
     }
     report = LabelReport()
     out.mkdir(parents=True, exist_ok=True)
@@ -227,11 +228,12 @@ def _job(
 
 
 def same_settings(entry: dict[str, Any] | None, settings: dict[str, Any]) -> bool:
-    """Whether a manifest entry was read with this model and thresholds."""
+    """Whether a manifest entry was read with this finder, namer, thresholds and rules."""
     if entry is None:
         return False
     had = entry.get("settings", {})
-    return all(had.get(k) == settings[k] for k in ("model_sha256", "conf", "iou"))
+    keys = ("model_sha256", "namer_sha256", "conf", "iou", "rules")
+    return all(had.get(k) == settings[k] for k in keys)
 
 
 def default_workers() -> int:

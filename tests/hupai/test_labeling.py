@@ -306,6 +306,31 @@ def test_changed_model_threshold_rereads_the_photos(tmp_path: Path, model: Path)
     assert (out / "labels/hand0.txt").read_text() == ""  # 0.9 boxes are below 0.95
 
 
+def test_a_changed_namer_rereads_the_photos(tmp_path: Path, model: Path) -> None:
+    from fake_models import fake_namer
+
+    photos, out = make_photos(tmp_path / "photos", n=1), tmp_path / "out"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = str(fake_namer(tmp_path / "a", {0: 128.0}))
+    second = str(fake_namer(tmp_path / "b", {1: 128.0}))
+    _run(photos, out, model, formats=("yolo",), no_namer=False, namer=first)
+    assert _run(photos, out, model, formats=("yolo",), no_namer=False, namer=first).labelled == 0
+    assert _run(photos, out, model, formats=("yolo",), no_namer=False, namer=second).labelled == 2
+
+
+def test_photos_read_under_earlier_reading_rules_are_read_again(
+    tmp_path: Path, model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hupai.labeling.job as job
+
+    photos, out = make_photos(tmp_path / "photos", n=1), tmp_path / "out"
+    monkeypatch.setattr(job, "READER_RULES", job.READER_RULES - 1)
+    _run(photos, out, model, formats=("yolo",))
+    monkeypatch.undo()
+    assert _run(photos, out, model, formats=("yolo",)).labelled == 2
+
+
 # -- other layouts --------------------------------------------------------------------------
 
 
