@@ -15,7 +15,7 @@ real train's tiles; the cut chosen on real val and the held-out scenes (``bench/
 dorothys and the held-out procedural family, never trained on, and samoheen beside them).
 
 >>> import numpy as np
->>> from hupai.vision.detections import Detections
+>>> from hupai.vision.detections import Detections, box_gaps
 >>> det = Detections.make([[0, 0, 30, 40], [32, 0, 62, 40], [64, 0, 94, 40], [96, 5, 106, 15]],
 ...                       [0, 1, 2, 3], [0.9, 0.9, 0.9, 0.35])
 >>> names = np.array([[0.98, 0.01, 0.01], [0.97, 0.02, 0.01], [0.96, 0.02, 0.02], [0.4, 0.3, 0.3]])
@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from hupai.vision.detections import Detections
+from hupai.vision.detections import Detections, box_gaps
 
 #: A tile's height over its width, upright (the reference of the aspect feature).
 TILE_ASPECT = 1.33
@@ -66,7 +66,7 @@ def clutter_features(
     top = -np.sort(-np.asarray(names, np.float64), axis=1)
     margin = top[:, 0] - (top[:, 1] if top.shape[1] > 1 else 0.0)
     wh = np.maximum(det.wh, 1e-6)
-    side = np.sqrt(wh[:, 0] * wh[:, 1])
+    side = _sides(det)
     return np.column_stack(
         [
             np.log(np.clip(det.confidence, 1e-6, 1.0)),
@@ -85,17 +85,14 @@ def clutter_features(
 APART_SIDES = 8.0
 
 
-def _edge_gaps(xyxy: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Between every two boxes, the gap between their edges along x and along y (0 where
-    they overlap along that axis)."""
-    dx = np.maximum(xyxy[:, None, 0] - xyxy[None, :, 2], xyxy[None, :, 0] - xyxy[:, None, 2])
-    dy = np.maximum(xyxy[:, None, 1] - xyxy[None, :, 3], xyxy[None, :, 1] - xyxy[:, None, 3])
-    return np.maximum(dx, 0.0), np.maximum(dy, 0.0)
+def _sides(det: Detections) -> NDArray[np.float64]:
+    """Each box's size: the square root of its area."""
+    wh = np.maximum(det.wh, 1e-6)
+    return np.asarray(np.sqrt(wh[:, 0] * wh[:, 1]))
 
 
 def _median_side(det: Detections) -> float:
-    wh = np.maximum(det.wh, 1e-6)
-    return float(np.median(np.sqrt(wh[:, 0] * wh[:, 1])))
+    return float(np.median(_sides(det)))
 
 
 def isolation(det: Detections) -> NDArray[np.float64]:
@@ -109,8 +106,8 @@ def isolation(det: Detections) -> NDArray[np.float64]:
     """
     if len(det) < 2:
         return np.zeros(len(det))
-    dx, dy = _edge_gaps(np.asarray(det.xyxy, np.float64))
-    gap = np.hypot(dx, dy)
+    xyxy = np.asarray(det.xyxy, np.float64)
+    gap = np.linalg.norm(box_gaps(xyxy, xyxy), axis=2)
     np.fill_diagonal(gap, np.inf)
     return np.asarray(np.log1p(np.minimum(gap.min(axis=1) / _median_side(det), APART_SIDES)))
 
@@ -127,7 +124,7 @@ def row_mates(det: Detections) -> NDArray[np.float64]:
     xyxy = np.asarray(det.xyxy, np.float64)
     if len(det) < 2:
         return np.zeros(len(det))
-    dx, _ = _edge_gaps(xyxy)
+    dx = box_gaps(xyxy, xyxy)[:, :, 0]
     height = np.maximum(xyxy[:, 3] - xyxy[:, 1], 1e-6)
     cy = (xyxy[:, 1] + xyxy[:, 3]) / 2
     beside = (

@@ -284,9 +284,24 @@ def box_intersection(a: FloatArray, b: FloatArray) -> FloatArray:
     >>> box_intersection(np.array([[0, 0, 2, 2.]]), np.array([[1, 1, 3, 3.], [5, 5, 6, 6.]]))
     array([[1., 0.]])
     """
+    return np.asarray(np.clip(_overlaps(a, b), 0, None).prod(axis=2), dtype=np.float64)
+
+
+def box_gaps(a: FloatArray, b: FloatArray) -> FloatArray:
+    """The gaps (len(a), len(b), 2) between the edges of every two xyxy boxes, along x and
+    along y: 0 where they overlap along that axis.
+
+    >>> box_gaps(np.array([[0, 0, 2, 2.]]), np.array([[1, 1, 3, 3.], [5, 0, 6, 1.]])).tolist()
+    [[[0.0, 0.0], [3.0, 0.0]]]
+    """
+    return np.asarray(np.clip(-_overlaps(a, b), 0, None), dtype=np.float64)
+
+
+def _overlaps(a: FloatArray, b: FloatArray) -> FloatArray:
+    """How far every two boxes overlap along x and along y (n, m, 2); negative: the gap."""
     lt = np.maximum(a[:, None, :2], b[None, :, :2])
     rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    return np.asarray(np.clip(rb - lt, 0, None).prod(axis=2), dtype=np.float64)
+    return np.asarray(rb - lt, dtype=np.float64)
 
 
 def nms(
