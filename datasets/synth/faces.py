@@ -50,8 +50,8 @@ BGR = tuple[float, float, float]
 
 #: Bumped when a face of a given style is drawn otherwise (crop sets of generated faces carry it
 #: in their names, so that a set drawn before is not reused): 2 — painted flower pictures;
-#: 3 — English captions.
-FACES_VERSION = 3
+#: 3 — English captions; 4 — birds drawn in lines (:data:`LINE_BIRDS`).
+FACES_VERSION = 4
 #: The canvas a face is drawn on, px (width, height; a 3:4 face). The renderer crops to the ink.
 CANVAS = (180, 240)
 #: Text is rasterised at this size, then fitted into its box.
@@ -116,21 +116,21 @@ FAMILIES: dict[str, Family] = {
         ("ukai-cn", "ukai-tw", "cwtex-kai", "wenkai", "wenkai-bold"),
         ("rings", "petals"),
         ("bone", "knots"),
-        ("sparrow",),
+        ("sparrow", "ink-sparrow", "phoenix"),
         ("blossom", "rose"),
     ),
     "song": Family(
         ("uming-cn", "uming-tw", "noto-serif-tc", "noto-serif-sc-bold", "noto-serif-hk-bold"),
         ("cross", "rings"),
         ("segmented", "bone"),
-        ("sparrow", "crane"),
+        ("sparrow", "crane", "ink-sparrow", "phoenix"),
         ("blossom", "leaves", "peony"),
     ),
     "hei": Family(
         ("zenhei", "microhei", "noto-sans-tc", "noto-sans-sc-bold", "noto-sans-jp-bold"),
         ("solid", "petals"),
         ("capsule", "knots"),
-        ("crane",),
+        ("crane", "ink-sparrow", "phoenix"),
         ("leaves", "rose", "peony"),
     ),
     # Held out of training: Japanese mincho and handwriting fonts, coins drawn as suns and
@@ -720,6 +720,8 @@ def _draw_sticks(canvas: Canvas, style: SetStyle, n: int, rng: Rng) -> None:
             cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
             _place_centred(canvas, main, style.stick, cx, cy, style)
             _place_centred(canvas, np.maximum(acc, _knot(main)), style.red, cx, cy, style)
+        elif style.bird in LINE_BIRDS:
+            line_bird(canvas, style)
         else:
             bird(canvas, style, rng)
         return
@@ -800,6 +802,113 @@ def bird(canvas: Canvas, style: SetStyle, rng: Rng) -> None:
         style.red,
         style.red,
     ]
+    if r.random() < 0.5:  # facing left
+        masks = [m[:, ::-1].copy() for m in masks]
+    for m, ink in zip(masks, inks, strict=True):
+        if style.engraved:
+            canvas.lay(m * 0.5, (70.0, 70.0, 75.0), -1, -1)
+        canvas.lay(m, ink)
+
+
+#: Birds drawn as most sets draw them: in strokes of two or three inks filling the face — an
+#: outlined body with feathered wings, a crest and long tail plumes, upright or leaning, often on
+#: a perch (a phoenix: more and longer plumes). The filled cartoon birds of :func:`bird` alone
+#: taught the namer too little: a real set's line-drawn bird, small, read as a flower picture.
+LINE_BIRDS = ("ink-sparrow", "phoenix")
+
+
+def _curve(
+    m: np.ndarray, pts: Sequence[tuple[float, float]], thick: float, steps: int = 24
+) -> None:
+    """A quadratic Bézier stroke through three points onto ``m`` (supersampled px)."""
+    (x0, y0), (x1, y1), (x2, y2) = pts
+    t = np.linspace(0.0, 1.0, steps)[:, None]
+    xy = (1 - t) ** 2 * [x0, y0] + 2 * (1 - t) * t * [x1, y1] + t**2 * [x2, y2]
+    cv2.polylines(m, [np.round(xy).astype(np.int32)], False, 1.0, max(1, round(thick)))
+
+
+def line_bird(canvas: Canvas, style: SetStyle) -> None:
+    """The 1 of bamboo as a line-drawn bird (:data:`LINE_BIRDS`), one pose a set."""
+    r = np.random.default_rng([style.seed, 1])
+    x1, y1, x2, y2 = (v * _SS for v in _content_box(canvas))
+    W, H = canvas.w * _SS, canvas.h * _SS
+    bw, bh = x2 - x1, y2 - y1
+    phoenix = style.bird == "phoenix"
+    t = max(_SS, (0.018 + 0.006 * style.stroke) * W * float(r.uniform(0.8, 1.3)))
+    outline, accent, plumes = (np.zeros((H, W), np.float32) for _ in range(3))
+    # the body leans from upright (a bird standing tall) to level
+    lean = math.radians(float(r.uniform(20, 75)))
+    ux, uy = math.cos(lean), -math.sin(lean)  # tail → head
+    cx, cy = x1 + bw * float(r.uniform(0.45, 0.6)), y1 + bh * float(r.uniform(0.42, 0.55))
+    rl, rs = bw * float(r.uniform(0.2, 0.28)), bw * float(r.uniform(0.11, 0.16))
+    angle = math.degrees(math.atan2(uy, ux))
+    centre = (round(cx), round(cy))
+    if r.random() < 0.4:  # a body tinted in, outlined over it
+        cv2.ellipse(plumes, centre, (round(rl), round(rs)), angle, 0, 360, 1.0, -1)
+    cv2.ellipse(outline, centre, (round(rl), round(rs)), angle, 0, 360, 1.0, round(t))
+    for k in range(int(r.integers(3, 6))):  # the wing: nested feather strokes
+        f = 0.25 + 0.15 * k
+        _curve(
+            outline,
+            [
+                (cx + ux * rl * 0.5 - uy * rs * f, cy + uy * rl * 0.5 + ux * rs * f),
+                (cx - ux * rl * 0.1 + uy * rs * 0.2, cy - uy * rl * 0.1 - ux * rs * 0.2),
+                (cx - ux * rl * (0.6 + 0.25 * k), cy - uy * rl * (0.6 + 0.25 * k) + rs * f),
+            ],
+            t * 0.8,
+        )
+    hr = rs * float(r.uniform(0.6, 0.85))  # head and neck
+    hx, hy = cx + ux * (rl + hr * 0.6), cy + uy * (rl + hr * 0.6) - hr * 0.4
+    cv2.circle(outline, (round(hx), round(hy)), round(hr), 1.0, round(t))
+    cv2.circle(outline, (round(hx + hr * 0.3), round(hy - hr * 0.15)), max(1, round(t)), 1.0, -1)
+    beak = np.array(
+        [[hx + hr * 0.9, hy - hr * 0.3], [hx + hr * 1.8, hy], [hx + hr * 0.9, hy + hr * 0.3]]
+    )
+    cv2.fillConvexPoly(accent, np.round(beak).astype(np.int32), 1.0)
+    for k in range(int(r.integers(2, 5))):  # the crest
+        a = math.radians(100 + 25 * k + float(r.normal(0, 8)))
+        ln = hr * float(r.uniform(0.8, 1.6)) * (1.5 if phoenix else 1.0)
+        _curve(
+            accent,
+            [
+                (hx, hy - hr * 0.8),
+                (hx + math.cos(a) * ln * 0.5 + hr * 0.3, hy - math.sin(a) * ln * 0.6),
+                (hx + math.cos(a) * ln, hy - math.sin(a) * ln),
+            ],
+            t,
+        )
+    n_plumes = int(r.integers(5, 9)) if phoenix else int(r.integers(3, 6))
+    reach = bh * (float(r.uniform(0.45, 0.6)) if phoenix else float(r.uniform(0.3, 0.42)))
+    bx, by = cx - ux * rl * 0.9, cy - uy * rl * 0.9
+    for k in range(n_plumes):  # the tail: plumes fanned down and back, curling at the ends
+        spread = (k - (n_plumes - 1) / 2) * float(r.uniform(0.12, 0.22))
+        a = math.atan2(-uy, -ux) + spread
+        fx, fy = bx + math.cos(a) * reach, by + math.sin(a) * reach + bh * 0.1
+        ex, ey = float(np.clip(fx, x1, x2)), float(np.clip(fy, y1, y2))
+        bend = float(r.uniform(-0.3, 0.3)) * reach
+        mid = ((bx + ex) / 2 - math.sin(a) * bend, (by + ey) / 2 + math.cos(a) * bend)
+        _curve(
+            plumes if k % 2 == 0 else accent if phoenix else outline, [(bx, by), mid, (ex, ey)], t
+        )
+        if (ex, ey) == (fx, fy) and (phoenix or r.random() < 0.3):  # an eye at a plume's end
+            cv2.circle(accent, (round(ex), round(ey)), round(t * 1.6), 1.0, -1)
+    foot = (cx + ux * rl * 0.1 + rs * 0.1, cy - uy * rl * 0.1 + rs * 0.9)
+    for dx in (-0.25, 0.25):  # legs, and often a perch under them
+        lx, ly = round(foot[0] + dx * rs), round(foot[1])
+        cv2.line(outline, (lx, ly), (lx, round(foot[1] + rs * 0.8)), 1.0, round(t))
+    if r.random() < 0.6:
+        py = foot[1] + rs * 0.8
+        _curve(
+            plumes,
+            [
+                (x1 + bw * 0.1, py + bh * 0.04),
+                ((x1 + x2) / 2, py - bh * 0.02),
+                (x2 - bw * 0.1, py + bh * 0.06),
+            ],
+            t * 1.6,
+        )
+    inks = [style.stick, style.dots[0] if r.random() < 0.6 else style.numeral_ink, style.red]
+    masks = [_down(m) for m in (plumes, outline, accent)]
     if r.random() < 0.5:  # facing left
         masks = [m[:, ::-1].copy() for m in masks]
     for m, ink in zip(masks, inks, strict=True):

@@ -91,6 +91,21 @@ def test_western_marks_change_no_other_choice_of_the_style() -> None:
     assert 0.15 < share < 0.35, share
 
 
+@pytest.mark.parametrize("kind", faces.LINE_BIRDS)
+def test_a_line_drawn_bird_stands_tall_in_thin_strokes_of_several_inks(kind: str) -> None:
+    for seed in range(6):
+        style = faces.replace(_style(seed), bird=kind, captions=False)
+        glyph = faces.draw_face(style, 18)  # 1 of bamboo
+        ink = glyph[:, :, 3] > 128
+        ys, xs = np.nonzero(ink)
+        tall = (ys.max() - ys.min()) / glyph.shape[0]
+        box = (ys.max() - ys.min()) * (xs.max() - xs.min())
+        assert tall >= 0.5, f"seed {seed}: the bird is {tall:.2f} of the face tall"
+        assert ink.sum() / box <= 0.3, f"seed {seed}: drawn filled, not in lines"
+        colours = {tuple(c) for c in (glyph[ink][:, :3] // 32).tolist()}
+        assert len(colours) >= 2, f"seed {seed}: one ink"
+
+
 def test_simplified_and_traditional_forms_differ() -> None:
     style = faces.replace(_style(2, "hei"), wan="萬", east="東", fa="發")
     simple = faces.replace(style, wan="万", east="东", fa="发")
