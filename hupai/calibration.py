@@ -162,6 +162,8 @@ def _named(
 ) -> Reading:
     probs = with_closer_look(names_of_views(views, temperature, more_views_below).probs, *closer)
     named = tiles_of_names(probs, found.det, check_below)
+    # (the product reads a gap's tile too, read_in_rooms; a photo that changes is doubted
+    # either way — `gap` or `tile_in_room` — so what is confident, calibrated here, is the same)
     return read_found(image, found, named, source=source, look=look)
 
 

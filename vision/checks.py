@@ -52,7 +52,8 @@ WHITE_DRAGON_BOX_CHECK_BELOW = 0.25
 #: read exactly lost its confidence from 0.35 up.
 DOUBLED_ABOVE = 0.5
 #: Warnings that say a tile may be misread, cut, doubled or missed (``gap``: a row leaves room
-#: for a tile that was not found) — a photo with any of them is not
+#: for a tile that was not found; ``tile_in_room``: a tile read there, which the finder
+#: doubted) — a photo with any of them is not
 #: confident. The hand's structure (``tile_count``, ``unplaced_tiles``, melds) is not among
 #: them: whether the tiles make a winning hand is the scorer's verdict, which refuses a hand of
 #: the wrong size, and many photos (the real set's among them) are not laid out as one hand.
@@ -66,6 +67,7 @@ DOUBTS = frozenset(
         "cut_by_border",
         "win_tile_not_in_hand",
         "gap",
+        "tile_in_room",
     }
 )
 
@@ -169,18 +171,7 @@ def checks(
     if low:
         shown = ", ".join(f"{names[i]} ({det.confidence[i]:.2f})" for i in low)
         out.append(ReadingWarning("low_confidence", f"uncertain tiles: {shown}", low))
-    w, h = size
-    margin = max(2.0, 0.004 * max(w, h))
-    xy = photo_det.xyxy
-    cut = tuple(
-        int(i)
-        for i in np.nonzero(
-            (xy[:, 0] <= margin)
-            | (xy[:, 1] <= margin)
-            | (xy[:, 2] >= w - margin)
-            | (xy[:, 3] >= h - margin)
-        )[0]
-    )
+    cut = tuple(int(i) for i in np.nonzero(touches_border(photo_det.xyxy, size))[0])
     if cut:
         shown = ", ".join(names[i] for i in cut)
         out.append(ReadingWarning("cut_by_border", f"tiles touch the photo's border: {shown}", cut))
@@ -191,3 +182,22 @@ def checks(
                 ReadingWarning("tiles_small", f"tiles are about {side:.0f} px across in the photo")
             )
     return out
+
+
+def touches_border(xyxy: NDArray[np.float64], size: tuple[int, int]) -> NDArray[np.bool_]:
+    """Which photo boxes touch the photo's border (within 0.4 % of its longer side, at least
+    2 px): tiles the photo cuts.
+
+    >>> touches_border(np.array([[0, 10, 20, 40], [30, 10, 50, 40.]]), (100, 100))
+    array([ True, False])
+    """
+    w, h = size
+    margin = max(2.0, 0.004 * max(w, h))
+    xy = np.asarray(xyxy, np.float64).reshape(-1, 4)
+    return np.asarray(
+        (xy[:, 0] <= margin)
+        | (xy[:, 1] <= margin)
+        | (xy[:, 2] >= w - margin)
+        | (xy[:, 3] >= h - margin),
+        bool,
+    )

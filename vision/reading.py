@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from hupai.vision.checks import (
     is_confident,
     tiles_to_check,
 )
-from hupai.vision.classes import BACK, CLASS_NAMES, tile_of
+from hupai.vision.classes import BACK, CLASS_NAMES, WHITE_DRAGON, tile_of
 from hupai.vision.clutter import CLUTTER_ABOVE, clutter_scores
 from hupai.vision.deadline import ReadTimeout, check_deadline, read_deadline
 from hupai.vision.detections import (
@@ -47,7 +47,7 @@ from hupai.vision.layout import CalledFrom, MeldShape, Role, analyse, missing_ti
 from hupai.vision.namer import REJECT, Namer, NamerError
 from hupai.vision.passes import FINDER_CONF, detect_photo, featureless
 from hupai.vision.result import WARNING_CODES, Reading, ReadingWarning, ReadMeld
-from hupai.vision.rooms import GapJudge, RoomLook, gap_judge
+from hupai.vision.rooms import GapJudge, RoomLook, gap_judge, room_tiles
 
 __all__ = [
     "FINDER_CONF",
@@ -76,6 +76,7 @@ __all__ = [
     "read_deadline",
     "read_found",
     "read_image",
+    "read_in_rooms",
     "read_photo",
     "read_photo_image",
     "rebuild",
@@ -85,8 +86,8 @@ __all__ = [
 #: The reading rules' version: the shipped pair's (models/reader.json) when a change of the
 #: rules last changed what a photo reads as. The labelling job reads a photo again where its
 #: manifest entry was read under other rules (15: a turned row's tiles in the first look's
-#: boxes, clutter weighed by where a box lies).
-READER_RULES = 15
+#: boxes, clutter weighed by where a box lies; 16: a tile read in a row's room).
+READER_RULES = 16
 
 #: A box is not a tile when the namer gives "reject" at least this probability. Weighed with
 #: reader 10 on real val and the held-out scenes (bench/heldout.py): 0.3 and 0.2 drop a
@@ -178,6 +179,9 @@ def read_image(
     named = name_tiles(namer, image, found.det, found.to_image) if namer is not None else None
     look = None if namer is None else room_look(namer, image, found.to_image)
     reading = read_found(image, found, named, win_tile=win_tile, source=source, look=look)
+    if namer is not None and named is not None and look is not None:
+        check_deadline("reading the rows' rooms")
+        reading = read_in_rooms(namer, image, found, named, reading, look, win_tile=win_tile)
     return _with(reading, seconds=time.perf_counter() - began)
 
 
@@ -185,8 +189,8 @@ def read_image(
 class FoundTiles:
     """What the finder's passes saw in a photo, before naming: boxes (in a frame that
     ``to_image`` maps onto the photo), the rows' angle, the passes run, the boxes the
-    first look doubted and, where a level look replaced it, the first look's boxes (photo
-    pixels)."""
+    first look doubted (photo pixels, and the finder's scores of them) and, where a level look
+    replaced it, the first look's boxes (photo pixels)."""
 
     det: Detections
     to_image: NDArray[np.float64]
@@ -194,6 +198,16 @@ class FoundTiles:
     passes: tuple[str, ...]
     doubtful_xyxy: NDArray[np.float64]
     first_xyxy: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 4)))
+    doubtful_score: NDArray[np.float64] | None = None
+
+    @property
+    def doubtful(self) -> Detections:
+        """The doubted boxes with their scores (0 where not kept)."""
+        xyxy = np.asarray(self.doubtful_xyxy, np.float64).reshape(-1, 4)
+        score = self.doubtful_score
+        if score is None or len(score) != len(xyxy):
+            score = np.zeros(len(xyxy))
+        return Detections(xyxy, np.asarray(score, np.float64), np.zeros(len(xyxy), np.int64))
 
 
 def find_tiles(detector: Detector, image: Image, *, finder: bool) -> FoundTiles:
@@ -203,9 +217,11 @@ def find_tiles(detector: Detector, image: Image, *, finder: bool) -> FoundTiles:
     det, to_image, angle, passes = detect_photo(
         detector, image, finder=finder, doubtful=doubtful, first_look=first
     )
-    doubtful_xyxy = Detections.concat(doubtful).xyxy if doubtful else np.zeros((0, 4))
+    doubted = Detections.concat(doubtful) if doubtful else None
+    doubtful_xyxy = doubted.xyxy if doubted is not None else np.zeros((0, 4))
+    score = doubted.confidence if doubted is not None else np.zeros(0)
     first_xyxy = Detections.concat(first).xyxy if first else np.zeros((0, 4))
-    return FoundTiles(det, to_image, angle, tuple(passes), doubtful_xyxy, first_xyxy)
+    return FoundTiles(det, to_image, angle, tuple(passes), doubtful_xyxy, first_xyxy, score)
 
 
 def read_found(
@@ -250,6 +266,46 @@ def read_found(
     )
 
 
+def read_in_rooms(
+    namer: Namer,
+    image: Image,
+    found: FoundTiles,
+    named: NamedTiles,
+    reading: Reading,
+    look: RoomLook,
+    *,
+    win_tile: Tile | str | None = None,
+) -> Reading:
+    """The reading again with a tile read in each row's room the photo shows one in (a
+    ``gap``): the body the finder doubted there, else the room, named with the other tiles
+    (hand-wide). A tile read so must be named surely (the namer's ``check_below``), and in a
+    room with no body not as the white dragon — a bare light table is a blank face to the
+    namer; it is reported (``tile_in_room``) for the player to check, never trusted. Where no
+    room gives a tile, the reading as it was (its gaps stand)."""
+    if not len(reading.gaps):
+        return reading
+    det = named.detections
+    rooms = room_tiles(image, det, reading.layout, found.to_image, found.doubtful, look)
+    if not len(rooms):
+        return reading
+    n = len(found.det)
+    more = Detections(rooms.xyxy, rooms.score, np.zeros(len(rooms), np.int64))
+    boxes = Detections.concat([found.det, more])
+    again = name_tiles(namer, image, boxes, found.to_image, np.arange(len(boxes)) >= n)
+    assert again.index is not None and again.in_room is not None
+    in_room = again.in_room
+    body = np.zeros(len(in_room), bool)
+    body[in_room] = rooms.body[again.index[in_room] - n]
+    name = again.detections
+    unsure = name.confidence < again.check_below
+    blank = ~body & (name.class_id == WHITE_DRAGON)
+    keep = ~(in_room & (unsure | blank))
+    if not (in_room & keep).any():
+        return reading
+    kept = again.take(keep)
+    return read_found(image, found, kept, win_tile=win_tile, source=reading.source, look=look)
+
+
 def rebuild(reading: Reading, class_id: NDArray[np.int64]) -> Reading:
     """The same photo read with other names for its detections (a suggestion, a fix)."""
     frame = reading.extra["frame"]
@@ -264,6 +320,7 @@ def rebuild(reading: Reading, class_id: NDArray[np.int64]) -> Reading:
             boxes,
             frame.get("check_below", CHECK_BELOW),
             frame.get("reject"),
+            in_room=frame.get("in_room"),
         )
     again = build_reading(
         det,
@@ -292,6 +349,28 @@ class NamedTiles:
     check_below: float = CHECK_BELOW
     #: the namer's "not a tile" probability of each box (clutter: with the finder's score)
     reject: NDArray[np.float64] | None = None
+    #: which of the boxes named each tile is (the rest: not a tile)
+    index: NDArray[np.int64] | None = None
+    #: the tiles read in a row's room for one, from a body the finder doubted or the room
+    #: itself (:func:`read_in_rooms`): each is reported for a check
+    in_room: NDArray[np.bool_] | None = None
+
+    def take(self, keep: NDArray[np.bool_], **changes: Any) -> NamedTiles:
+        """These tiles where ``keep``; ``changes``: fields given anew (of the kept tiles)."""
+
+        def part(a: NDArray[Any] | None) -> NDArray[Any] | None:
+            return None if a is None else a[keep]
+
+        fields: dict[str, Any] = {
+            "detections": self.detections[keep],
+            "alternatives": self.alternatives[keep],
+            "alternative_probs": self.alternative_probs[keep],
+            "box_confidence": part(self.box_confidence),
+            "reject": part(self.reject),
+            "index": part(self.index),
+            "in_room": part(self.in_room),
+        }
+        return replace(self, **{**fields, **changes})
 
 
 def room_look(namer: Namer, image: Image, to_image: NDArray[np.float64] | None) -> RoomLook:
@@ -307,20 +386,30 @@ def room_look(namer: Namer, image: Image, to_image: NDArray[np.float64] | None) 
 
 
 def name_tiles(
-    namer: Namer, image: Image, det: Detections, to_image: NDArray[np.float64] | None
+    namer: Namer,
+    image: Image,
+    det: Detections,
+    to_image: NDArray[np.float64] | None,
+    in_room: NDArray[np.bool_] | None = None,
 ) -> NamedTiles:
     """Name the finder's boxes (in the frame ``to_image`` maps onto the photo) from the
-    photo's pixels; drop what is not a tile; decode the names hand-wide (copy caps)."""
+    photo's pixels; drop what is not a tile; decode the names hand-wide (copy caps).
+    ``in_room``: the boxes that are a row's rooms (:func:`read_in_rooms`)."""
     probs = namer.name(image, det.xyxy, to_image).probs
-    return tiles_of_names(probs, det, namer.manifest.check_below)
+    return tiles_of_names(probs, det, namer.manifest.check_below, in_room)
 
 
 def tiles_of_names(
-    probs: NDArray[np.float64], det: Detections, check_below: float | None = None
+    probs: NDArray[np.float64],
+    det: Detections,
+    check_below: float | None = None,
+    in_room: NDArray[np.bool_] | None = None,
 ) -> NamedTiles:
     """The boxes ``det`` named ``probs`` (the namer's, a row a box): what is not a tile
     dropped, the names decoded hand-wide (copy caps); ``check_below``: the namer's
-    calibrated threshold (None: :data:`~hupai.vision.checks.CHECK_BELOW`)."""
+    calibrated threshold (None: :data:`~hupai.vision.checks.CHECK_BELOW`). ``in_room``:
+    the boxes read in a row's room for a tile, which the clutter model does not weigh — it
+    weighs how sure the finder was and where its box lies, and a room lies in a row."""
     from hupai.vision.decoding import alternatives, decode_names
 
     keep = probs[:, REJECT] < REJECT_ABOVE
@@ -330,13 +419,17 @@ def tiles_of_names(
     probs /= probs.sum(axis=1, keepdims=True)
     # what the finder and the namer together take for clutter goes as the namer's rejects do
     tile = clutter_scores(det[keep], probs, reject) <= CLUTTER_ABOVE
+    if in_room is not None:
+        tile |= in_room[keep]
     keep[np.nonzero(keep)[0][~tile]] = False
     probs, reject = probs[tile], reject[tile]
     chosen = decode_names(probs)
     alt, alt_p = alternatives(probs, chosen)
     named = Detections(det.xyxy[keep], alt_p[:, 0], chosen)
     below = CHECK_BELOW if check_below is None else check_below
-    return NamedTiles(named, alt, alt_p, det.confidence[keep], below, reject)
+    index = np.nonzero(keep)[0].astype(np.int64)
+    rooms = None if in_room is None else in_room[keep]
+    return NamedTiles(named, alt, alt_p, det.confidence[keep], below, reject, index, rooms)
 
 
 def _with(reading: Reading, **changes: Any) -> Reading:
@@ -445,6 +538,18 @@ def build_reading(
             )
         )
 
+    in_room: tuple[int, ...] = ()
+    if names is not None and names.in_room is not None:
+        in_room = tuple(int(i) for i in np.nonzero(names.in_room)[0])
+    if in_room:
+        shown = " ".join(CLASS_NAMES[int(det.class_id[i])] for i in in_room)
+        warnings.append(
+            ReadingWarning(
+                "tile_in_room",
+                f"tiles read where a row leaves room for one, the finder unsure: {shown}",
+                in_room,
+            )
+        )
     if gaps is None:
         judged = missing_tiles(det, layout) if judge_gaps is None else judge_gaps(det, layout)
         gaps = photo_boxes(judged, to_image)
@@ -497,6 +602,7 @@ def build_reading(
                 "box_confidence": None if names is None else names.box_confidence,
                 "check_below": check_below,
                 "reject": None if names is None else names.reject,
+                "in_room": None if names is None else names.in_room,
             },
             "places": {
                 "hand": list(hand_idx),

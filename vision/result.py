@@ -38,6 +38,8 @@ WARNING_CODES: dict[str, str] = {
     "fishing tiles in the picture.",
     "gap": "A tile may be missing where a row leaves room for one (the dashed box): check that "
     "every tile was found, or lay the row with its tiles touching and reshoot.",
+    "tile_in_room": "A marked tile was read where a row leaves room for one and the finder was "
+    "unsure of it (a blank white dragon, a tile low in contrast): check it.",
 }
 
 

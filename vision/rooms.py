@@ -31,11 +31,13 @@ passed over — is a gap too when it is a tile's size and the namer is sure it i
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from hupai.vision.checks import touches_border
 from hupai.vision.detections import (
     Detections,
     box_iou,
@@ -209,6 +211,30 @@ def unboxed_bodies(
     return bodies.xyxy[np.asarray(look(bodies.xyxy)) < BODY_REJECT_BELOW]
 
 
+def gap_rooms_judged(
+    image: Image,
+    det: Detections,
+    layout: HandLayout,
+    to_image: NDArray[np.float64],
+    doubtful: NDArray[np.float64],
+    look: RoomLook | None = None,
+) -> list[GapRoom]:
+    """A layout's rooms that the photo shows a tile in (:func:`is_gap`), one between two
+    neighbours (``look``: the namer's look at the rooms; None: their colour)."""
+    ratio = None if look is None else ROOM_HEIGHT_RATIO
+    rooms = [r for r in gap_rooms(det, layout, ratio) if not _taken(r, det)]
+    rejects: list[float | None] = [None] * len(rooms)
+    if look is not None and rooms:
+        rejects = [float(p) for p in look(np.asarray([r.box for r in rooms], np.float64))]
+    out, seen = [], set()
+    for r, reject in zip(rooms, rejects, strict=True):
+        # one gap between two neighbours (their rooms come midway first, then beside each)
+        if r.beside not in seen and is_gap(image, det, to_image, r, doubtful, reject):
+            out.append(r)
+            seen.add(r.beside)
+    return out
+
+
 def judge(
     image: Image,
     det: Detections,
@@ -219,18 +245,8 @@ def judge(
 ) -> NDArray[np.float64]:
     """The gaps (frame boxes) among a layout's rooms, judged by what the photo shows there
     (``look``: the namer's look at the rooms; None: their colour)."""
-    ratio = None if look is None else ROOM_HEIGHT_RATIO
-    rooms = [r for r in gap_rooms(det, layout, ratio) if not _taken(r, det)]
-    rejects: list[float | None] = [None] * len(rooms)
-    if look is not None and rooms:
-        rejects = [float(p) for p in look(np.asarray([r.box for r in rooms], np.float64))]
-    boxes, seen = [], set()
-    for r, reject in zip(rooms, rejects, strict=True):
-        # one gap between two neighbours (their rooms come midway first, then beside each)
-        if r.beside not in seen and is_gap(image, det, to_image, r, doubtful, reject):
-            boxes.append(r.box)
-            seen.add(r.beside)
-    gaps = np.asarray(boxes, np.float64).reshape(-1, 4)
+    rooms = gap_rooms_judged(image, det, layout, to_image, doubtful, look)
+    gaps = np.asarray([r.box for r in rooms], np.float64).reshape(-1, 4)
     if look is None:
         return gaps
     bodies = unboxed_bodies(det, to_image, doubtful, look)
@@ -253,3 +269,57 @@ def gap_judge(
         return judge(image, det, layout, to_image, doubtful, look)
 
     return run
+
+
+@dataclass(frozen=True)
+class RoomTiles:
+    """Boxes to read in a row's rooms (frame boxes): each the doubtful body lying on a room
+    (its own box, the finder's score of it), else the room itself (score 0)."""
+
+    xyxy: NDArray[np.float64]
+    score: NDArray[np.float64]
+    body: NDArray[np.bool_]  # a doubtful body, not the room's own box
+
+    def __len__(self) -> int:
+        return len(self.xyxy)
+
+
+def room_tiles(
+    image: Image,
+    det: Detections,
+    layout: HandLayout,
+    to_image: NDArray[np.float64],
+    doubtful: Detections,
+    look: RoomLook,
+) -> RoomTiles:
+    """What to read where a row leaves room for a tile that the photo shows there
+    (:func:`gap_rooms_judged`): the doubtful body lying on the room (``doubtful``: the first
+    look's boxes under the finder's cut, in the photo, with their scores), else the room. A
+    room or body the photo's border cuts is left as a gap (a tile cut off is not read). Bodies
+    beyond a row's end (:func:`unboxed_bodies`) are not read: on real val they are mostly the
+    tiles of walls and other hands."""
+    h, w = image.shape[:2]
+    found = photo_boxes(det.xyxy, to_image) if len(det) else np.zeros((0, 4))
+    free = doubtful
+    if len(free) and len(found):  # not a second, doubted look at a tile found beside
+        free = free[box_iou(free.xyxy, found).max(axis=1) < BODY_IOU]
+    boxes, scores, bodies = [], [], []
+    for room in gap_rooms_judged(image, det, layout, to_image, doubtful.xyxy, look):
+        at = photo_boxes(np.asarray([room.box]), to_image)
+        iou = box_iou(at, free.xyxy)[0] if len(free) else np.zeros(0)
+        body = len(iou) > 0 and float(iou.max()) >= BODY_IOU
+        if body:
+            k = int(iou.argmax())
+            at, score = free.xyxy[k : k + 1], float(free.confidence[k])
+        else:
+            score = 0.0
+        if touches_border(at, (w, h))[0] or not _in_photo(room.box, to_image, (w, h)):
+            continue
+        boxes.append(_to_frame(at, to_image)[0] if body else np.asarray(room.box, np.float64))
+        scores.append(score)
+        bodies.append(body)
+    return RoomTiles(
+        np.asarray(boxes, np.float64).reshape(-1, 4),
+        np.asarray(scores, np.float64),
+        np.asarray(bodies, bool),
+    )

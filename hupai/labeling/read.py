@@ -84,6 +84,8 @@ def label_photo(
             out["frame"]["check_below"] = float(frame["check_below"])
         if frame.get("reject") is not None:  # "not a tile" (clutter, with box_confidence)
             out["frame"]["reject"] = _floats(frame["reject"])
+        if frame.get("in_room") is not None:  # tiles read in a row's room, to be checked
+            out["frame"]["in_room"] = [int(i) for i in np.nonzero(frame["in_room"])[0]]
     out["seconds"] = round(time.perf_counter() - began, 4)
     if previews:
         out["thumb"] = thumbnail(image, reading_of(out, rel))
@@ -118,6 +120,7 @@ def reading_of(entry: dict[str, Any], rel: str) -> Reading:
             None if boxes is None else np.asarray(boxes),
             float(frame.get("check_below", CHECK_BELOW)),
             None if frame.get("reject") is None else np.asarray(frame["reject"], np.float64),
+            in_room=np.isin(np.arange(len(det)), frame.get("in_room", [])),
         )
     gaps = entry.get("gaps")  # absent from manifests written before: the boxes alone judge
     photo = entry.get("photo_xyxy")  # absent before: the envelopes of the turned boxes

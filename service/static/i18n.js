@@ -492,6 +492,7 @@ const ADVICE_TEXT = {
     concealed_kong_unknown: "Turn two tiles of the concealed kong face up (the inner two), or set its tile below.",
     unplaced_tiles: "Keep only the winning hand, its melds, flowers and the indicator or fishing tiles in the picture.",
     gap: "A tile may be missing at the dashed box (a row leaves room for one, or a tile there was seen but not read): add it with +, or lay the tiles touching and reshoot.",
+    tile_in_room: "A marked tile was read where a row leaves room for one, though the finder was unsure of it (a blank white dragon, a tile low in contrast): check it, and tap it to fix it.",
   },
   zh: {
     no_tiles: "请离近一些、在光线好的地方拍，牌面朝上。",
@@ -506,6 +507,7 @@ const ADVICE_TEXT = {
     concealed_kong_unknown: "暗杠翻开中间两张；或者在下面设置暗杠的牌。",
     unplaced_tiles: "照片里只留胡牌的手牌、副露、花牌和翻牌或钓鱼牌。",
     gap: "虚线框处可能漏认了一张牌（一排牌中间空出一张的位置，或看到了却没认出的牌）：用 + 补上，或者把牌挨着摆好重拍。",
+    tile_in_room: "标出的牌是在一排牌空出的位置上认出的，但找牌时没把握（比如空白的白板、颜色很淡的牌）：请检查，点一下就能改。",
   },
 };
 // Why a score read from a photo is not confident (the answer's `doubts`, by code).
@@ -537,6 +539,7 @@ const WARNING_TEXT = {
     concealed_kong_unknown: "暗杠的牌看不到",
     unplaced_tiles: "有的牌不在手牌、副露或翻牌的位置上",
     gap: "虚线框处可能漏认了一张牌",
+    tile_in_room: "有的牌是在空位上补认出的，请检查",
   },
 };
 const REASON_TEXT = {

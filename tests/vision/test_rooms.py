@@ -12,9 +12,10 @@ from vision_scenes import Scene, hand_row
 
 from hupai.vision.detections import Detections, box_iou
 from hupai.vision.reading import build_reading, rebuild
-from hupai.vision.rooms import gap_judge
+from hupai.vision.rooms import gap_judge, room_tiles
 
 SIZE = (1400, 900)
+IDENTITY = np.array([[1.0, 0, 0], [0, 1.0, 0]])
 IVORY, GREEN, DARK = (200, 225, 235), (60, 110, 40), (35, 35, 40)
 
 
@@ -197,9 +198,9 @@ def _white_table_row(show_missing: bool) -> tuple[np.ndarray, list[tuple[float, 
     return img, boxes
 
 
-@pytest.mark.parametrize(("shown", "gaps"), [(True, 1), (False, 0)])
+@pytest.mark.parametrize(("shown", "tiles"), [(True, 6), (False, 5)])
 def test_a_photo_read_with_a_namer_asks_it_whether_a_room_holds_a_tile(
-    tmp_path: Path, shown: bool, gaps: int
+    tmp_path: Path, shown: bool, tiles: int
 ) -> None:
     pytest.importorskip("onnx")
     from fake_models import fake_model, fake_namer
@@ -213,7 +214,9 @@ def test_a_photo_read_with_a_namer_asks_it_whether_a_room_holds_a_tile(
     finder = Detector(fake_model(tmp_path, boxes, names=("tile",)))  # type: ignore[arg-type]
     namer = Namer(fake_namer(tmp_path, {class_by_name("1m"): 60.0, REJECT: 250.0}))
     reading = read_image(image, detector=finder, namer=namer)
-    assert len(reading.detections) == 5 and len(reading.gaps) == gaps
+    # a room shown holding a tile is read (and marked); a bare one is no gap
+    assert len(reading.detections) == tiles and len(reading.gaps) == 0
+    assert ("tile_in_room" in {w.code for w in reading.warnings}) == shown
 
 
 def test_a_labelled_photo_read_back_keeps_the_gaps_its_photo_showed(tmp_path: Path) -> None:
@@ -269,3 +272,101 @@ def test_a_body_seen_by_two_passes_is_one_gap() -> None:
     body = beyond_the_row(full)
     twice = np.concatenate([body, body + np.array([2.0, 1, 2, 1])])
     assert len(read_looked(full, photo(full), looking(0.001), twice).gaps) == 1
+
+
+# -- reading a tile in a row's room (read_in_rooms) -----------------------------------------
+
+
+def _doubted(xyxy: np.ndarray, score: float) -> Detections:
+    return Detections(np.asarray(xyxy, np.float64).reshape(-1, 4), np.full(len(xyxy), score),
+                      np.zeros(len(xyxy), np.int64))  # fmt: skip
+
+
+def test_the_body_in_a_rows_room_is_what_is_read_there() -> None:
+    full = hand()
+    rest = without(full, 6)
+    image = photo(full)
+    layout = read_looked(rest, image, looking(0.1)).layout
+    body = _doubted(full.xyxy[6][None] + [2, 1, 2, 1], 0.2)
+    tiles = room_tiles(image, rest, layout, IDENTITY, body, looking(0.1))
+    assert len(tiles) == 1 and tiles.body[0] and tiles.score[0] == 0.2
+    assert np.allclose(tiles.xyxy[0], body.xyxy[0])
+
+
+def test_a_room_with_no_body_is_read_as_the_room() -> None:
+    full = hand()
+    rest = without(full, 6)
+    image = photo(full)
+    layout = read_looked(rest, image, looking(0.1)).layout
+    tiles = room_tiles(image, rest, layout, IDENTITY, _doubted(np.zeros((0, 4)), 0.2), looking(0.1))
+    assert len(tiles) == 1 and not tiles.body[0] and tiles.score[0] == 0.0
+    assert box_iou(tiles.xyxy, full.xyxy[6][None])[0, 0] > 0.5
+
+
+def test_a_room_the_photos_border_cuts_is_not_read() -> None:
+    full = hand()
+    full = Detections(full.xyxy - [0, full.xyxy[:, 1].min(), 0, full.xyxy[:, 1].min()],
+                      full.confidence, full.class_id)  # fmt: skip  # the row along the top
+    rest = without(full, 6)
+    image = photo(full)
+    layout = read_looked(rest, image, looking(0.1)).layout
+    body = _doubted(full.xyxy[6][None], 0.2)
+    assert len(room_tiles(image, rest, layout, IDENTITY, body, looking(0.1))) == 0
+
+
+def _finder_and_namer(tmp_path: Path, boxes: list[tuple[float, ...]], palette: dict[str, float]):  # type: ignore[no-untyped-def]
+    pytest.importorskip("onnx")
+    from fake_models import fake_model, fake_namer
+
+    from hupai.vision.classes import class_by_name
+    from hupai.vision.detector import Detector
+    from hupai.vision.namer import REJECT, Namer
+
+    ids = {k: REJECT if k == "reject" else class_by_name(k) for k in palette}
+    finder = Detector(fake_model(tmp_path, boxes, names=("tile",)))  # type: ignore[arg-type]
+    return finder, Namer(fake_namer(tmp_path, {ids[k]: v for k, v in palette.items()}))
+
+
+def test_a_tile_the_finder_doubted_in_a_rows_room_is_read_and_marked_for_a_check(
+    tmp_path: Path,
+) -> None:
+    from hupai.vision.reading import read_image
+
+    image, boxes = _white_table_row(True)
+    boxes.append((100 + 62 * 3 + 30.0, 340.0, 60.0, 80.0, 0, 0.08))  # scored under the cut
+    finder, namer = _finder_and_namer(tmp_path, boxes, {"1m": 60.0, "reject": 250.0})
+    reading = read_image(image, detector=finder, namer=namer)
+    (warning,) = [w for w in reading.warnings if w.code == "tile_in_room"]
+    (i,) = warning.tiles
+    assert len(reading.detections) == 6 and len(reading.gaps) == 0
+    assert abs(reading.detections.xyxy[i, 0] - (100 + 62 * 3)) < 3
+    assert i in reading.check and not reading.confident
+
+
+def test_a_bare_room_the_namer_calls_a_blank_white_dragon_stays_a_gap(tmp_path: Path) -> None:
+    from hupai.vision.reading import read_image
+
+    image, boxes = _white_table_row(False)  # the room: white table, no body
+    palette = {"1m": 60.0, "5z": 250.0, "reject": 150.0}
+    finder, namer = _finder_and_namer(tmp_path, boxes, palette)
+    reading = read_image(image, detector=finder, namer=namer)
+    assert len(reading.detections) == 5 and len(reading.gaps) == 1
+    assert "tile_in_room" not in {w.code for w in reading.warnings}
+
+
+def test_a_tile_read_in_a_room_keeps_its_mark_through_the_labelling_manifest(
+    tmp_path: Path,
+) -> None:
+    from hupai.labeling.read import label_photo, reading_of
+
+    image, boxes = _white_table_row(True)
+    boxes.append((100 + 62 * 3 + 30.0, 340.0, 60.0, 80.0, 0, 0.08))
+    finder, namer = _finder_and_namer(tmp_path, boxes, {"1m": 60.0, "reject": 250.0})
+    photo_file = tmp_path / "row.png"
+    cv2.imwrite(str(photo_file), image)
+    entry = label_photo(finder, "row.png", photo_file, namer=namer)
+    back = reading_of(entry, "row.png")
+    assert len(back.detections) == 6 and not back.confident
+    assert [w.tiles for w in back.warnings if w.code == "tile_in_room"] == [
+        tuple(entry["frame"]["in_room"])
+    ]
