@@ -355,22 +355,22 @@ class NamedTiles:
     #: itself (:func:`read_in_rooms`): each is reported for a check
     in_room: NDArray[np.bool_] | None = None
 
-    def take(self, keep: NDArray[np.bool_], **changes: Any) -> NamedTiles:
-        """These tiles where ``keep``; ``changes``: fields given anew (of the kept tiles)."""
+    def take(self, keep: NDArray[np.bool_]) -> NamedTiles:
+        """These tiles where ``keep``."""
 
         def part(a: NDArray[Any] | None) -> NDArray[Any] | None:
             return None if a is None else a[keep]
 
-        fields: dict[str, Any] = {
-            "detections": self.detections[keep],
-            "alternatives": self.alternatives[keep],
-            "alternative_probs": self.alternative_probs[keep],
-            "box_confidence": part(self.box_confidence),
-            "reject": part(self.reject),
-            "index": part(self.index),
-            "in_room": part(self.in_room),
-        }
-        return replace(self, **{**fields, **changes})
+        return replace(
+            self,
+            detections=self.detections[keep],
+            alternatives=self.alternatives[keep],
+            alternative_probs=self.alternative_probs[keep],
+            box_confidence=part(self.box_confidence),
+            reject=part(self.reject),
+            index=part(self.index),
+            in_room=part(self.in_room),
+        )
 
 
 def room_look(namer: Namer, image: Image, to_image: NDArray[np.float64] | None) -> RoomLook:
