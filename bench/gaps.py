@@ -11,7 +11,9 @@ the photos with a gap (and how many of those had a labelled tile no read box fou
 the miss the check is for is made by hand: in every row of 9-14 tiles read, each found box is
 taken away in turn (the tile stays in the photo, unboxed — what a finder that misses a blank
 white dragon leaves) and the check runs on what is left: is a gap flagged where the tile
-lies? Inner tiles and row ends are counted apart (an end leaves no room to see).
+lies? Inner tiles and row ends are counted apart (an end leaves no room to see). Last, as
+the product reads (:func:`hupai.vision.reading.read_in_rooms`): is the inner tile so taken
+away read back, in its place, with the name the reading gave it — or with another, or not?
 
 With ``--composites N`` the photos are instead N camerash composites (bench/composites.py:
 single-tile photos of sets never trained on, laid out as winning hands) — the issue's "held-out
@@ -191,6 +193,51 @@ def taken_away(readings: list[Read], check: Check | None) -> dict[str, float]:
     return {k: hit / max(n, 1) for k, (n, hit) in counts.items()}
 
 
+def read_back(readings: list[Read], namer: Namer) -> dict[str, float]:
+    """Each inner box of a row of 9-14 taken away in turn, the photo read on as the product
+    reads it (named, laid out, gaps judged, a tile read in each room): the shares of those
+    tiles read back in their place with the reading's name for them, with another, or not."""
+    from hupai.vision.reading import (
+        FoundTiles,
+        name_tiles,
+        read_found,
+        read_in_rooms,
+        room_look,
+    )
+
+    right = wrong = n = 0
+    for reading, _truth, image in readings:
+        frame = reading.extra["frame"]
+        to_image = frame["to_image"]
+        scores = frame.get("box_confidence")
+        if scores is None:
+            continue
+        det = Detections(frame["xyxy"], np.asarray(scores, np.float64), reading.detections.class_id)
+        doubtful = np.asarray(reading.extra["doubtful_xyxy"], np.float64).reshape(-1, 4)
+        look = room_look(namer, image, to_image)
+        for row in reading.layout.rows:
+            if len(row.tiles) not in ROW_LENGTHS:
+                continue
+            for i in row.tiles[1:-1]:
+                n += 1
+                rest = without(det, i)
+                found = FoundTiles(rest, to_image, frame["angle"], reading.passes, doubtful)
+                named = name_tiles(namer, image, rest, to_image)
+                first = read_found(image, found, named, look=look)
+                again = read_in_rooms(namer, image, found, named, first, look)
+                read = [k for w in again.warnings if w.code == "tile_in_room" for k in w.tiles]
+                taken = reading.detections.xyxy[i][None]
+                back = [
+                    k for k in read if box_iou(taken, again.detections.xyxy[k][None])[0, 0] > 0.5
+                ]
+                if back:
+                    same = again.detections.class_id[back[0]] == reading.detections.class_id[i]
+                    right += bool(same)
+                    wrong += not same
+    total = max(n, 1)
+    return {"tiles": n, "read back right": right / total, "read back wrong": wrong / total}
+
+
 def reader_arguments(
     description: str, argv: list[str] | None, composites: bool = False
 ) -> argparse.Namespace:
@@ -257,6 +304,11 @@ def main(argv: list[str] | None = None) -> int:
     for key in figures["shipped"]:
         cells = [figures[name][key] for name in figures]
         print(f"{key:28s}" + "".join(f"{'—' if v is None else f'{v:.3f}':>14s}" for v in cells))
+    back = read_back(readings, namer)
+    print(
+        f"as read (read_in_rooms): of {back['tiles']} inner tiles taken away, read back right "
+        f"{back['read back right']:.3f}, read back wrong {back['read back wrong']:.3f}"
+    )
     return 0
 
 
