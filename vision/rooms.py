@@ -147,12 +147,20 @@ def body_there(
     doubted look at a tile found beside it (a box over a found tile and the room)."""
     if len(doubtful) == 0:
         return False
-    found = photo_boxes(det.xyxy, to_image)
-    if len(found):
-        doubtful = doubtful[box_iou(doubtful, found).max(axis=1) < BODY_IOU]
+    doubtful = doubtful[_off_found(doubtful, det, to_image)]
     if len(doubtful) == 0:
         return False
     return bool(box_iou(photo_boxes(np.asarray([room.box]), to_image), doubtful).max() >= BODY_IOU)
+
+
+def _off_found(
+    doubtful: NDArray[np.float64], det: Detections, to_image: NDArray[np.float64]
+) -> NDArray[np.bool_]:
+    """Which doubtful boxes (photo) lie on no found tile: a box over one is a second, doubted
+    look at it, not a body of its own."""
+    if len(doubtful) == 0 or len(det) == 0:
+        return np.ones(len(doubtful), bool)
+    return np.asarray(box_iou(doubtful, photo_boxes(det.xyxy, to_image)).max(axis=1) < BODY_IOU)
 
 
 def _taken(room: GapRoom, det: Detections) -> bool:
@@ -299,10 +307,7 @@ def room_tiles(
     beyond a row's end (:func:`unboxed_bodies`) are not read: on real val they are mostly the
     tiles of walls and other hands."""
     h, w = image.shape[:2]
-    found = photo_boxes(det.xyxy, to_image) if len(det) else np.zeros((0, 4))
-    free = doubtful
-    if len(free) and len(found):  # not a second, doubted look at a tile found beside
-        free = free[box_iou(free.xyxy, found).max(axis=1) < BODY_IOU]
+    free = doubtful[_off_found(doubtful.xyxy, det, to_image)]
     boxes, scores, bodies = [], [], []
     for room in gap_rooms_judged(image, det, layout, to_image, doubtful.xyxy, look):
         at = photo_boxes(np.asarray([room.box]), to_image)
