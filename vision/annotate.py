@@ -86,9 +86,7 @@ def annotate(image: Image, reading: Reading, *, labels: bool = True) -> Image:
             cv2.polylines(out, [q], True, WIN, 2 * thick + 1, cv2.LINE_AA)
         if not labels:
             continue
-        name = CLASS_NAMES[int(reading.detections.class_id[i])]
-        if reading.detections.confidence[i] < 0.5:
-            name += "?"
+        name = tile_label(reading, i)
         cx, cy = quad.mean(0)
         (tw, _), _ = cv2.getTextSize(name, font, fs, thick)
         _text(out, name, (int(cx - tw / 2), int(quad[:, 1].max() + 16 * fs + 2)), fs, colour, thick)
@@ -115,6 +113,21 @@ def annotate(image: Image, reading: Reading, *, labels: bool = True) -> Image:
         _text(out, line, (8, y), fs, (255, 255, 255), thick, background=True)
         y += int(30 * fs + 6)
     return out
+
+
+def tile_label(reading: Reading, i: int) -> str:
+    """A tile's name as drawn, with "?" where the reading asks a player to check it (an unsure
+    name, a box that may be clutter, a tile read in a row's room: ``reading.check``).
+
+    >>> from hupai.vision.detections import Detections
+    >>> from hupai.vision.reading import build_reading
+    >>> det = Detections.make([[10, 10, 40, 50], [42, 10, 72, 50]], [0, 1], [0.99, 0.6])
+    >>> r = build_reading(det, None, None, (200, 200))
+    >>> tile_label(r, 0), tile_label(r, 1)
+    ('1m', '2m?')
+    """
+    name = CLASS_NAMES[int(reading.detections.class_id[i])]
+    return f"{name}?" if i in reading.check else name
 
 
 def _dashed_box(
