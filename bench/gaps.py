@@ -213,7 +213,8 @@ def read_back(readings: list[Read], namer: Namer) -> dict[str, float]:
         if scores is None:
             continue
         det = Detections(frame["xyxy"], np.asarray(scores, np.float64), reading.detections.class_id)
-        doubtful = np.asarray(reading.extra["doubtful_xyxy"], np.float64).reshape(-1, 4)
+        xyxy = np.asarray(reading.extra["doubtful_xyxy"], np.float64).reshape(-1, 4)
+        doubtful = Detections.make(xyxy, np.zeros(len(xyxy)), np.zeros(len(xyxy)))  # no scores
         look = room_look(namer, image, to_image)
         for row in reading.layout.rows:
             if len(row.tiles) not in ROW_LENGTHS:

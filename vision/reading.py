@@ -196,18 +196,13 @@ class FoundTiles:
     to_image: NDArray[np.float64]
     angle: float | None
     passes: tuple[str, ...]
-    doubtful_xyxy: NDArray[np.float64]
+    doubtful: Detections
     first_xyxy: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 4)))
-    doubtful_score: NDArray[np.float64] | None = None
 
     @property
-    def doubtful(self) -> Detections:
-        """The doubted boxes with their scores (0 where not kept)."""
-        xyxy = np.asarray(self.doubtful_xyxy, np.float64).reshape(-1, 4)
-        score = self.doubtful_score
-        if score is None or len(score) != len(xyxy):
-            score = np.zeros(len(xyxy))
-        return Detections(xyxy, np.asarray(score, np.float64), np.zeros(len(xyxy), np.int64))
+    def doubtful_xyxy(self) -> NDArray[np.float64]:
+        """The doubted boxes (photo pixels)."""
+        return self.doubtful.xyxy
 
 
 def find_tiles(detector: Detector, image: Image, *, finder: bool) -> FoundTiles:
@@ -217,11 +212,8 @@ def find_tiles(detector: Detector, image: Image, *, finder: bool) -> FoundTiles:
     det, to_image, angle, passes = detect_photo(
         detector, image, finder=finder, doubtful=doubtful, first_look=first
     )
-    doubted = Detections.concat(doubtful) if doubtful else None
-    doubtful_xyxy = doubted.xyxy if doubted is not None else np.zeros((0, 4))
-    score = doubted.confidence if doubted is not None else np.zeros(0)
     first_xyxy = Detections.concat(first).xyxy if first else np.zeros((0, 4))
-    return FoundTiles(det, to_image, angle, tuple(passes), doubtful_xyxy, first_xyxy, score)
+    return FoundTiles(det, to_image, angle, tuple(passes), Detections.concat(doubtful), first_xyxy)
 
 
 def read_found(
