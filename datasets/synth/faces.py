@@ -817,13 +817,18 @@ def bird(canvas: Canvas, style: SetStyle, rng: Rng) -> None:
 LINE_BIRDS = ("ink-sparrow", "phoenix")
 
 
+def _bezier(pts: Sequence[Sequence[float]], steps: int) -> np.ndarray:
+    """``steps`` points (steps, 2) along the quadratic Bézier curve of three points."""
+    p0, p1, p2 = (np.asarray(p, np.float64) for p in pts)
+    t = np.linspace(0.0, 1.0, steps)[:, None]
+    return np.asarray((1 - t) ** 2 * p0 + 2 * (1 - t) * t * p1 + t**2 * p2)
+
+
 def _curve(
     m: np.ndarray, pts: Sequence[tuple[float, float]], thick: float, steps: int = 24
 ) -> None:
     """A quadratic Bézier stroke through three points onto ``m`` (supersampled px)."""
-    (x0, y0), (x1, y1), (x2, y2) = pts
-    t = np.linspace(0.0, 1.0, steps)[:, None]
-    xy = (1 - t) ** 2 * [x0, y0] + 2 * (1 - t) * t * [x1, y1] + t**2 * [x2, y2]
+    xy = _bezier(pts, steps)
     cv2.polylines(m, [np.round(xy).astype(np.int32)], False, 1.0, max(1, round(thick)))
 
 
@@ -1047,9 +1052,8 @@ def painted_flower(
         rad = W * float(r.uniform(0.17, 0.27)) * (1.0 if i == 0 else 0.7)
         c = (W * float(r.uniform(0.3, 0.7)), H * float(r.uniform(0.2, 0.55)))
         bend = W * float(r.uniform(-0.25, 0.25))
-        t = np.linspace(0.0, 1.0, 16)[:, None]
-        ctrl = np.array([(base[0] + c[0]) / 2 + bend, (base[1] + c[1]) / 2])
-        curve = (1 - t) ** 2 * np.array(base) + 2 * (1 - t) * t * ctrl + t**2 * np.array(c)
+        ctrl = ((base[0] + c[0]) / 2 + bend, (base[1] + c[1]) / 2)
+        curve = _bezier([base, ctrl, c], 16)
         cv2.polylines(leaves, [curve.round().astype(np.int32)], False, 1, stem_w)
         for _ in range(int(r.integers(1, 4))):
             j = int(r.integers(4, 13))
