@@ -802,6 +802,12 @@ def bird(canvas: Canvas, style: SetStyle, rng: Rng) -> None:
         style.red,
         style.red,
     ]
+    _lay_bird(canvas, style, r, masks, inks)
+
+
+def _lay_bird(canvas: Canvas, style: SetStyle, r: Rng, masks: list[Mask], inks: list[BGR]) -> None:
+    """Lay a bird's masks in their inks, facing left half the time (``r``), engraved sets
+    with a shadow under each."""
     if r.random() < 0.5:  # facing left
         masks = [m[:, ::-1].copy() for m in masks]
     for m, ink in zip(masks, inks, strict=True):
@@ -914,12 +920,7 @@ def line_bird(canvas: Canvas, style: SetStyle) -> None:
         )
     inks = [style.stick, style.dots[0] if r.random() < 0.6 else style.numeral_ink, style.red]
     masks = [_down(m) for m in (plumes, outline, accent)]
-    if r.random() < 0.5:  # facing left
-        masks = [m[:, ::-1].copy() for m in masks]
-    for m, ink in zip(masks, inks, strict=True):
-        if style.engraved:
-            canvas.lay(m * 0.5, (70.0, 70.0, 75.0), -1, -1)
-        canvas.lay(m, ink)
+    _lay_bird(canvas, style, r, masks, inks)
 
 
 #: Plants drawn as a painted flower picture filling most of the face (:func:`painted_flower`),
