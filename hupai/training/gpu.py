@@ -94,8 +94,16 @@ class GpuConfig:
     namer_init: str = "models/hupai-namer-v5.onnx"
     namer_scenes: int = 1500  # synthetic scenes for the namer's crops
     namer_gen_scenes: int = 1500
-    namer_epochs: int = 5  # ≈ 40,000 crops in 15-30 s on the H100 (guessed: run 1 trained seconds)
+    # at most; the namer trains until its time is up (``reserve_minutes``), its learning
+    # rate on the clock (hupai.training.namer.timed_factor), so a run ends annealed however
+    # many epochs fit (≈ 40,000 crops in 15-30 s on the H100, guessed: run 1 trained seconds)
+    namer_epochs: int = 40
     namer_epoch_crops: int = 40000
+    # fine-tuning the shipped namer: a third of the CPU recipe's rate from ImageNet
+    namer_lr: float = 5e-4
+    # the namer's synthetic scenes' share (of the shipped art); real train gets what the
+    # shares leave (0.3 with these: at 0.45 synthetic it was 0.1)
+    namer_synth_share: float = 0.2
     # the namer's training stops this long before ``minutes`` are up (its export and the
     # logs' archive take well under one), whatever its epochs
     reserve_minutes: float = 0.75
@@ -111,7 +119,7 @@ class GpuConfig:
     # lettered blocks, playing cards, phones): none — to a finder any tile body is a tile
     # (finders shown cards passed over framed white dragons); the namer's crops keep them all
     finder_tile_shaped_share: float = 0.0
-    gen_share: float = 0.25
+    gen_share: float = 0.3
     hard_share: float = 0.1
     clutter_share: float = 0.1
     workers: int = 16
@@ -495,6 +503,8 @@ def _namer_config(
         synth_val_scenes=max(2, cfg.namer_scenes // 10),
         epochs=cfg.namer_epochs,
         epoch_crops=cfg.namer_epoch_crops,
+        lr=cfg.namer_lr,
+        synth_share=cfg.namer_synth_share,
         init=cfg.namer_init or None,
         gen_share=cfg.gen_share,
         gen_scenes=cfg.namer_gen_scenes,
@@ -584,6 +594,10 @@ def main(argv: list[str] | None = None) -> int:
         ("synth_scenes", int, ""),
         ("real_repeat", int, ""),
         ("namer_epochs", int, "0: no namer; "),
+        ("namer_lr", float, ""),
+        ("namer_synth_share", float, ""),
+        ("gen_share", float, ""),
+        ("namer_gen_scenes", int, ""),
         ("minutes", float, ""),
     )
     for field_name, kind, meaning in options:

@@ -523,8 +523,12 @@ def train_epochs(
     device = next(model.parameters()).device  # a GPU where the caller put the model there
     steps_per_epoch = max(1, epoch_crops // cfg.batch)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    sched = torch.optim.lr_scheduler.OneCycleLR(
-        opt, max_lr=cfg.lr, total_steps=epochs * steps_per_epoch, pct_start=0.15
+    sched = (
+        _timed_schedule(opt, time.time(), cfg.stop_at)
+        if cfg.stop_at
+        else torch.optim.lr_scheduler.OneCycleLR(
+            opt, max_lr=cfg.lr, total_steps=epochs * steps_per_epoch, pct_start=0.15
+        )
     )
     start = 0
     if state is not None:
@@ -581,6 +585,29 @@ def train_epochs(
         )
         if stopped:
             return
+
+
+def timed_factor(now: float, began: float, stop_at: float, warm: float = 0.1) -> float:
+    """The learning rate's share of its peak at ``now`` in a run that stops at ``stop_at``:
+    a short linear warm-up, then a cosine down to almost nothing when time is up — so that a
+    run cut by its time (a GPU run) ends annealed, however many epochs fitted.
+
+    >>> [round(timed_factor(t, 0.0, 100.0), 3) for t in (0.0, 5.0, 10.0, 55.0, 100.0, 200.0)]
+    [0.04, 0.52, 1.0, 0.5, 0.001, 0.001]
+    """
+    f = min(max((now - began) / max(stop_at - began, 1.0), 0.0), 1.0)
+    if f < warm:
+        return 0.04 + 0.96 * f / warm
+    return max(0.5 * (1.0 + math.cos(math.pi * (f - warm) / (1.0 - warm))), 0.001)
+
+
+def _timed_schedule(opt: Any, began: float, stop_at: float) -> Any:
+    """A one-cycle-like schedule on the clock, not on a step count (:func:`timed_factor`)."""
+    import torch
+
+    return torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda _step: timed_factor(time.time(), began, stop_at)
+    )
 
 
 def _sample_weights(crops: CropSet, cfg: NamerConfig) -> NDArray[np.float64]:
