@@ -803,7 +803,8 @@ def run(cfg: NamerConfig) -> Path:
     )
 
     last, best = run_dir / "weights" / "last.pt", run_dir / "weights" / "best.pt"
-    model = initial_model(None if last.exists() else cfg.init)  # resuming loads last.pt
+    # resuming loads last.pt: no ImageNet weights (a GPU pack leaves their package out)
+    model = untrained_model() if last.exists() else initial_model(cfg.init)
     state = None
     best_acc = -1.0
     if cfg.init and not last.exists():

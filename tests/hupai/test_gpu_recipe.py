@@ -61,18 +61,10 @@ def test_a_pack_over_the_limit_is_refused(tmp_path: Path) -> None:
         pack(tmp_path / "pack", real=REAL, config=TINY, wheels=False, real_limit=2, limit=1000)
 
 
-def test_a_tiny_gpu_run_on_the_cpu_writes_both_models(tmp_path: Path) -> None:
-    if not (REAL / "images" / "val").is_dir():
-        pytest.skip(f"{REAL}: the real set is not imported (hupai data import-roboflow)")
-    if not usable_families():
-        pytest.skip("no face font installed (make synth-fonts)")
-    folder = pack(tmp_path / "pack", real=REAL, config=TINY, wheels=False, real_limit=4)
-    assert sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) < PACK_LIMIT
-    assert len(list((folder / "fonts").glob("*.ttf"))) >= 10
-
-    # as on a GPU machine: fonts and photos from the pack, and none of the packages its image
-    # lacks that a pack leaves out (polars, the ImageNet weights); the work folder kept
-    out = tmp_path / "out"
+def run_as_on_the_gpu(folder: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    """A run as on a GPU machine: fonts and photos from the pack, and none of the packages
+    its image lacks that a pack leaves out (polars, the ImageNet weights); the work folder
+    kept (under ``out``)."""
     env = {
         **os.environ,
         "HUPAI_FACE_FONTS": str(folder / "fonts"),
@@ -81,8 +73,28 @@ def test_a_tiny_gpu_run_on_the_cpu_writes_both_models(tmp_path: Path) -> None:
         "YOLO_OFFLINE": "1",
     }
     script = ON_THE_GPU_IMAGE + f"run(Path({str(folder)!r}), Path({str(out)!r}))\n"
-    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A tiny pack and one run from it: (the pack, the run's output folder)."""
+    if not (REAL / "images" / "val").is_dir():
+        pytest.skip(f"{REAL}: the real set is not imported (hupai data import-roboflow)")
+    if not usable_families():
+        pytest.skip("no face font installed (make synth-fonts)")
+    tmp = tmp_path_factory.mktemp("gpu")
+    folder = pack(tmp / "pack", real=REAL, config=TINY, wheels=False, real_limit=4)
+    out = tmp / "out"
+    done = run_as_on_the_gpu(folder, out)
     assert done.returncode == 0, done.stderr[-3000:]
+    return folder, out
+
+
+def test_a_tiny_gpu_run_on_the_cpu_writes_both_models(tiny_run: tuple[Path, Path]) -> None:
+    folder, out = tiny_run
+    assert sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) < PACK_LIMIT
+    assert len(list((folder / "fonts").glob("*.ttf"))) >= 10
     assert json.loads((out / "summary.json").read_text())["minutes"] > 0
     # the finder's scenes and the namer's crops carry render 8's keyboards, sheets, shelves
     # and plain white dragons; the finder's clutter holds nothing shaped like a tile
@@ -113,6 +125,18 @@ def test_a_tiny_gpu_run_on_the_cpu_writes_both_models(tmp_path: Path) -> None:
     # the device tool brings back at most 8 files: the logs come in one archive
     back = {p.name for p in out.iterdir() if p.is_file()}
     assert back <= {*OUT_FILES, LOGS_ARCHIVE} and len(back) <= 8
+
+
+def test_a_second_run_on_the_same_machine_resumes_the_namer(tiny_run: tuple[Path, Path]) -> None:
+    """Run again where the first left its work folder (a warm GPU machine): the namer picks up
+    its last checkpoint — without the ImageNet weights, which the pack leaves out."""
+    folder, out = tiny_run
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "finder_minutes": 0}))
+    done = run_as_on_the_gpu(folder, out)
+    assert done.returncode == 0, done.stderr[-3000:]
+    train_log = (out / "work" / "runs" / "namer" / "train.log").read_text()
+    assert "resume: from epoch 1" in train_log
 
 
 def test_a_pack_carries_the_finder_it_starts_from(tmp_path: Path) -> None:
