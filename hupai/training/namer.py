@@ -30,7 +30,7 @@ import json
 import math
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,6 +93,9 @@ class NamerConfig:
     min_side: float = 20.0  # tiles smaller than this in their photo (px) are not trained on
     seed: int = 0
     threads: int = 2
+    # processes that augment the next batches while the model trains on this one (0: the
+    # training process itself, as on two cores); a GPU run waits on one core otherwise
+    loader_workers: int = 0
     device: str = "cpu"  # "cuda:0" on a GPU machine (hupai.training.gpu)
     # no apt-get (a GPU machine): Debian's sheets are neither built nor checked
     offline: bool = False
@@ -537,54 +540,123 @@ def train_epochs(
         start = int(state["epoch"]) + 1
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing)
     weights = [_sample_weights(s, cfg) for s, _ in sets]
-    for epoch in range(start, epochs):
-        rng = np.random.default_rng([cfg.seed, epoch])
-        pick = _epoch_indices(rng, sets, weights, steps_per_epoch * cfg.batch)
-        model.train()
-        if frozen_norms(cfg):
-            from hupai.training.namer_onnx import freeze_batch_norms
+    with batch_maker(sets, cfg) as make_batches:
+        for epoch in range(start, epochs):
+            rng = np.random.default_rng([cfg.seed, epoch])
+            pick = _epoch_indices(rng, sets, weights, steps_per_epoch * cfg.batch)
+            model.train()
+            if frozen_norms(cfg):
+                from hupai.training.namer_onnx import freeze_batch_norms
 
-            freeze_batch_norms(model)
-        began, seen, correct, total_loss = time.perf_counter(), 0, 0, 0.0
-        stopped = False
-        for step in range(steps_per_epoch):
-            if cfg.stop_at and step and time.time() >= cfg.stop_at:
-                log(f"  epoch {epoch + 1}/{epochs}: time is up after step {step}")
-                stopped = True
-                break
-            rows = pick[step * cfg.batch : (step + 1) * cfg.batch]
-            imgs = np.stack([augment(rng, sets[k][0].images[i], cfg.size) for k, i in rows])
-            y = torch.from_numpy(np.array([sets[k][0].labels[i] for k, i in rows], np.int64))
-            x = torch.from_numpy(to_blob(imgs, MEAN, STD)).to(device)
-            y = y.to(device)
-            logits = model(x)
-            loss = loss_fn(logits, y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            seen += len(y)
-            correct += int((logits.argmax(1) == y).sum())
-            total_loss += float(loss.detach()) * len(y)
-            if (step + 1) % 100 == 0:
-                rate = seen / (time.perf_counter() - began)
-                log(
-                    f"  epoch {epoch + 1}/{epochs} step {step + 1}/{steps_per_epoch} "
-                    f"loss {total_loss / seen:.4f} acc {correct / seen:.4f} {rate:.0f} crops/s"
-                )
-        on_epoch(
-            epoch,
-            {
-                "epoch": epoch,
-                "optimizer": opt.state_dict(),
-                "scheduler": sched.state_dict(),
-                "train_loss": total_loss / max(seen, 1),
-                "train_acc": correct / max(seen, 1),
-                "seconds": time.perf_counter() - began,
-            },
+                freeze_batch_norms(model)
+            began, seen, correct, total_loss = time.perf_counter(), 0, 0, 0.0
+            stopped = False
+            batches = make_batches(rng, pick, steps_per_epoch, [cfg.seed, epoch])
+            for step, (imgs, labels) in enumerate(batches):
+                if cfg.stop_at and step and time.time() >= cfg.stop_at:
+                    log(f"  epoch {epoch + 1}/{epochs}: time is up after step {step}")
+                    stopped = True
+                    break
+                y = torch.from_numpy(labels)
+                x = torch.from_numpy(to_blob(imgs, MEAN, STD)).to(device)
+                y = y.to(device)
+                logits = model(x)
+                loss = loss_fn(logits, y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                sched.step()
+                seen += len(y)
+                correct += int((logits.argmax(1) == y).sum())
+                total_loss += float(loss.detach()) * len(y)
+                if (step + 1) % 100 == 0:
+                    rate = seen / (time.perf_counter() - began)
+                    log(
+                        f"  epoch {epoch + 1}/{epochs} step {step + 1}/{steps_per_epoch} "
+                        f"loss {total_loss / seen:.4f} acc {correct / seen:.4f} {rate:.0f} crops/s"
+                    )
+            on_epoch(
+                epoch,
+                {
+                    "epoch": epoch,
+                    "optimizer": opt.state_dict(),
+                    "scheduler": sched.state_dict(),
+                    "train_loss": total_loss / max(seen, 1),
+                    "train_acc": correct / max(seen, 1),
+                    "seconds": time.perf_counter() - began,
+                },
+            )
+            if stopped:
+                return
+
+
+#: One batch: the augmented inputs (n, s, s, 3) BGR and their labels.
+Batch = tuple[NDArray[np.uint8], NDArray[np.int64]]
+#: An epoch's batches: ``(rng, picks, steps, seed)`` → the batches in order.
+MakeBatches = Callable[
+    [np.random.Generator, Sequence[tuple[int, int]], int, Sequence[int]], Iterator[Batch]
+]
+
+#: The crop sets a loader worker augments from: set before its processes fork (they
+#: inherit it, copied only where written), not pickled to each of them.
+_WORKER_SETS: Sequence[tuple[CropSet, float]] = ()
+
+
+def _batch(
+    rng: np.random.Generator,
+    sets: Sequence[tuple[CropSet, float]],
+    rows: Sequence[tuple[int, int]],
+    size: int,
+) -> Batch:
+    imgs = np.stack([augment(rng, sets[k][0].images[i], size) for k, i in rows])
+    return imgs, np.array([sets[k][0].labels[i] for k, i in rows], np.int64)
+
+
+def _worker_batch(job: tuple[Sequence[int], Sequence[tuple[int, int]], int]) -> Batch:
+    seed, rows, size = job
+    # nothing here sets OpenCV's threads: cv2.setNumThreads in a process forked from one
+    # whose threads have run (a namer run's, after torch and OpenCV worked) hung for good
+    return _batch(np.random.default_rng(seed), _WORKER_SETS, rows, size)
+
+
+@contextlib.contextmanager
+def batch_maker(sets: Sequence[tuple[CropSet, float]], cfg: NamerConfig) -> Iterator[MakeBatches]:
+    """What makes an epoch's batches: in this process, each crop augmented with the epoch's
+    generator in turn (``loader_workers`` 0: the CPU recipes, as they always were), or in
+    ``loader_workers`` forked processes a few batches ahead of the training, each batch with
+    a generator of its own (seeded by the epoch's seed and the step)."""
+    global _WORKER_SETS
+
+    def here(
+        rng: np.random.Generator, pick: Sequence[tuple[int, int]], steps: int, _seed: Sequence[int]
+    ) -> Iterator[Batch]:
+        for step in range(steps):
+            yield _batch(rng, sets, pick[step * cfg.batch : (step + 1) * cfg.batch], cfg.size)
+
+    if cfg.loader_workers <= 0:
+        yield here
+        return
+    import multiprocessing
+
+    _WORKER_SETS = sets
+    pool = multiprocessing.get_context("fork").Pool(cfg.loader_workers)
+
+    def ahead(
+        _rng: np.random.Generator, pick: Sequence[tuple[int, int]], steps: int, seed: Sequence[int]
+    ) -> Iterator[Batch]:
+        jobs = (
+            ([*seed, step], pick[step * cfg.batch : (step + 1) * cfg.batch], cfg.size)
+            for step in range(steps)
         )
-        if stopped:
-            return
+        # imap keeps results in order and runs as far ahead as the pool allows
+        return pool.imap(_worker_batch, jobs, chunksize=1)
+
+    try:
+        yield ahead
+    finally:
+        pool.terminate()
+        pool.join()
+        _WORKER_SETS = ()
 
 
 def timed_factor(now: float, began: float, stop_at: float, warm: float = 0.1) -> float:

