@@ -84,7 +84,10 @@ class GpuConfig:
     imgsz: int = 512
     batch: int = 64
     finder_epochs: int = 40
-    finder_minutes: float = 3.0  # ultralytics stops at this time whatever the epochs
+    # ultralytics stops at this time whatever the epochs; 0: no finder, the namer gets the
+    # whole run — the default since both finder runs (3.5 and 2.6 minutes from v6b) read
+    # fewer val photos than v6b and the namer-alone run gave a useful blend partner
+    finder_minutes: float = 0.0
     finder_init: str = ""  # a .pt to start from, in the pack ("" = the architecture, from scratch)
     # AdamW's rate: 0.002 from scratch; fine-tuning v6b at 0.001 with real train once beside
     # 6,000 scenes moved its boxes off the real labels (H100 run 1: val 189 photos exact
