@@ -153,38 +153,8 @@ def test_a_pack_carries_the_finder_it_starts_from(tmp_path: Path) -> None:
     assert (folder / FINDER_INIT).read_bytes() == init.read_bytes()
 
 
-def test_the_namer_stops_when_its_time_is_up(tmp_path: Path) -> None:
-    """A GPU run's namer checkpoints the epoch in hand at ``stop_at`` and trains no further."""
-    import numpy as np
-    import torch
-
-    from hupai.datasets.crops import CropSet
-    from hupai.training.namer import NamerConfig, train_epochs
-
-    rng = np.random.default_rng(0)
-    crops = CropSet(
-        images=rng.integers(0, 255, (8, 96, 96, 3), dtype=np.uint8),
-        labels=np.arange(8, dtype=np.int16),
-        groups=np.arange(8, dtype=np.int32),
-        sources=["test"] * 8,
-    )
-    model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.LazyLinear(43))
-    epochs: list[int] = []
-    cfg = NamerConfig(batch=2, size=16, stop_at=1.0)  # long past
-    train_epochs(
-        model,
-        [(crops, 1.0)],
-        cfg,
-        epochs=3,
-        epoch_crops=8,
-        state=None,
-        on_epoch=lambda epoch, _: epochs.append(epoch),
-        log=lambda _: None,
-    )
-    assert epochs == [0]
-
-
 def _crop_sets() -> list[tuple[Any, float]]:
+    """Eight random crops, one of each of the first eight names: one set, all of an epoch."""
     import numpy as np
 
     from hupai.datasets.crops import CropSet
@@ -197,6 +167,28 @@ def _crop_sets() -> list[tuple[Any, float]]:
         sources=["test"] * 8,
     )
     return [(crops, 1.0)]
+
+
+def test_the_namer_stops_when_its_time_is_up(tmp_path: Path) -> None:
+    """A GPU run's namer checkpoints the epoch in hand at ``stop_at`` and trains no further."""
+    import torch
+
+    from hupai.training.namer import NamerConfig, train_epochs
+
+    model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.LazyLinear(43))
+    epochs: list[int] = []
+    cfg = NamerConfig(batch=2, size=16, stop_at=1.0)  # long past
+    train_epochs(
+        model,
+        _crop_sets(),
+        cfg,
+        epochs=3,
+        epoch_crops=8,
+        state=None,
+        on_epoch=lambda epoch, _: epochs.append(epoch),
+        log=lambda _: None,
+    )
+    assert epochs == [0]
 
 
 def test_loader_workers_make_the_same_batches_run_after_run() -> None:
