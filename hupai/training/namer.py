@@ -519,20 +519,15 @@ def train_epochs(
     log: Callable[[str], None],
 ) -> None:
     """Fine-tune ``model`` on crop sets drawn with the given shares of each epoch, one-cycle
-    learning rate over all epochs; ``on_epoch(epoch, state)`` checkpoints; ``state`` resumes."""
+    learning rate over all epochs (or on the clock till ``cfg.stop_at``: :func:`timed_factor`);
+    ``on_epoch(epoch, state)`` checkpoints; ``state`` resumes."""
     import torch
 
     torch.manual_seed(cfg.seed)
     device = next(model.parameters()).device  # a GPU where the caller put the model there
     steps_per_epoch = max(1, epoch_crops // cfg.batch)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    sched = (
-        _timed_schedule(opt, time.time(), cfg.stop_at)
-        if cfg.stop_at
-        else torch.optim.lr_scheduler.OneCycleLR(
-            opt, max_lr=cfg.lr, total_steps=epochs * steps_per_epoch, pct_start=0.15
-        )
-    )
+    sched = _schedule(opt, cfg, epochs * steps_per_epoch)
     start = 0
     if state is not None:
         opt.load_state_dict(state["optimizer"])
@@ -673,12 +668,18 @@ def timed_factor(now: float, began: float, stop_at: float, warm: float = 0.1) ->
     return max(0.5 * (1.0 + math.cos(math.pi * (f - warm) / (1.0 - warm))), 0.001)
 
 
-def _timed_schedule(opt: Any, began: float, stop_at: float) -> Any:
-    """A one-cycle-like schedule on the clock, not on a step count (:func:`timed_factor`)."""
+def _schedule(opt: Any, cfg: NamerConfig, total_steps: int) -> Any:
+    """The learning rate's schedule: one cycle over ``total_steps``, or — in a run that stops
+    at ``cfg.stop_at`` (a GPU run) — one on the clock from now (:func:`timed_factor`)."""
     import torch
 
-    return torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda _step: timed_factor(time.time(), began, stop_at)
+    if cfg.stop_at:
+        began, stop_at = time.time(), cfg.stop_at
+        return torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda _step: timed_factor(time.time(), began, stop_at)
+        )
+    return torch.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=cfg.lr, total_steps=total_steps, pct_start=0.15
     )
 
 
