@@ -5,7 +5,8 @@ Finder (see hupai/training/finder.py): ``run`` one training stage from a YAML or
 trainable weights from one of hupai's own ONNX exports, ``export`` weights to ONNX +
 manifest. Namer (see hupai/training/namer.py): ``namer`` runs (or resumes) every stage,
 ``namer-export`` writes its ONNX + manifest; ``bonus`` and ``bonus-export`` the same for the
-bonus reader (hupai/training/bonus.py). The exports end int8 (``quantize``, also a
+bonus reader (hupai/training/bonus.py); ``blend`` names a namer and a partner together
+(hupai/training/blend.py). The exports end int8 (``quantize``, also a
 stage of its own: hupai/training/quantize.py) unless ``--no-int8``.
 """
 
@@ -196,6 +197,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     namer_export.add_argument("--command", default="", help="training command")
     _quantize_options(namer_export)
     namer_export.set_defaults(handler=_namer_export)
+
+    blend = stages.add_parser(
+        "blend",
+        help="a namer with a partner namer blended into its names, in a new folder (to measure "
+        "what the partner adds; a teacher for distill)",
+    )
+    blend.add_argument("namer", type=Path, help="the namer ONNX (its views, calibration, bonus)")
+    blend.add_argument("partner", type=Path, help="the partner namer ONNX")
+    blend.add_argument(
+        "--weight", type=float, default=0.4, help="the partner's share of the names (0.4)"
+    )
+    blend.add_argument("--out", type=Path, required=True, help="a new (or empty) folder")
+    blend.set_defaults(handler=_blend)
 
     quantize = stages.add_parser(
         "quantize",
@@ -613,6 +627,15 @@ def _namer_export(args: argparse.Namespace) -> int:
         command=args.command,
         int8_calib=_int8_calib(args),
     )
+    return _wrote(out)
+
+
+def _blend(args: argparse.Namespace) -> int:
+    from hupai.training.blend import write_blend
+    from hupai.vision.namer import NamerError
+
+    with as_user_error(NamerError):
+        out = write_blend(args.namer, args.partner, args.weight, args.out)
     return _wrote(out)
 
 
