@@ -35,8 +35,8 @@ def write_blend(namer: Path, partner: Path, weight: float, out: Path) -> Path:
             raise NamerError(f"{path}: no such namer ONNX")
     if manifest.blend is not None:
         raise NamerError(f"{namer}: blends {manifest.blend[0]} already; blend its own namer")
-    if out.exists() and any(out.iterdir()):
-        raise NamerError(f"{out}: not empty; a blend goes into a new folder")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise NamerError(f"{out}: not an empty folder; a blend goes into a new one")
     out.mkdir(parents=True, exist_ok=True)
     partner_name = partner.name
     if partner_name == namer.name or partner_name in manifest.partners:

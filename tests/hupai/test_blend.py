@@ -38,9 +38,16 @@ def test_the_blend_carries_the_bonus_reader_its_namer_names(tmp_path: Path) -> N
 
 def test_a_folder_with_files_is_not_written_into(tmp_path: Path) -> None:
     (tmp_path / "mine.txt").write_text("keep me")
-    with pytest.raises(NamerError, match="not empty"):
+    with pytest.raises(NamerError, match="not an empty folder"):
         write_blend(SHIPPED, SHIPPED, 0.4, tmp_path)
     assert (tmp_path / "mine.txt").read_text() == "keep me"
+
+
+def test_a_file_where_the_folder_would_go_is_kept(tmp_path: Path) -> None:
+    (tmp_path / "blend").write_text("keep me")
+    with pytest.raises(NamerError, match="not an empty folder"):
+        write_blend(SHIPPED, SHIPPED, 0.4, tmp_path / "blend")
+    assert (tmp_path / "blend").read_text() == "keep me"
 
 
 @pytest.mark.parametrize("weight", [0.0, 1.0, -0.2])
