@@ -47,6 +47,7 @@ from hupai.training.namer import (
     build_crops,
     build_model,
     crop_affine,
+    epoch_state,
     initial_model,
     photometric,
     predict,
@@ -314,18 +315,11 @@ def distill_epochs(
                     f"{total / seen:.4f} agrees {agree / seen:.4f} acc {correct / seen:.4f} "
                     f"{rate:.1f} crops/s"
                 )
-        on_epoch(
-            epoch,
-            {
-                "epoch": epoch,
-                "optimizer": opt.state_dict(),
-                "scheduler": sched.state_dict(),
-                "train_loss": total / max(seen, 1),
-                "train_acc": correct / max(seen, 1),
-                "train_agreement": agree / max(seen, 1),
-                "seconds": time.perf_counter() - began,
-            },
+        agreement = agree / max(seen, 1)
+        state = epoch_state(
+            epoch, opt, sched, total, correct, seen, began, train_agreement=agreement
         )
+        on_epoch(epoch, state)
 
 
 #: One step's crops: (rows picked, the crops cut at each view, the teacher's probabilities).

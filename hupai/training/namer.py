@@ -570,17 +570,7 @@ def train_epochs(
                         f"  epoch {epoch + 1}/{epochs} step {step + 1}/{steps_per_epoch} "
                         f"loss {total_loss / seen:.4f} acc {correct / seen:.4f} {rate:.0f} crops/s"
                     )
-            on_epoch(
-                epoch,
-                {
-                    "epoch": epoch,
-                    "optimizer": opt.state_dict(),
-                    "scheduler": sched.state_dict(),
-                    "train_loss": total_loss / max(seen, 1),
-                    "train_acc": correct / max(seen, 1),
-                    "seconds": time.perf_counter() - began,
-                },
-            )
+            on_epoch(epoch, epoch_state(epoch, opt, sched, total_loss, correct, seen, began))
             if stopped:
                 return
 
@@ -652,6 +642,30 @@ def batch_maker(sets: Sequence[tuple[CropSet, float]], cfg: NamerConfig) -> Iter
         pool.terminate()
         pool.join()
         _WORKER_SETS = ()
+
+
+def epoch_state(
+    epoch: int,
+    opt: Any,
+    sched: Any,
+    total_loss: float,
+    correct: int,
+    seen: int,
+    began: float,
+    **more: float,
+) -> dict[str, Any]:
+    """What an epoch's checkpoint keeps of its training (resume: the optimiser's and the
+    schedule's state; the log: the mean loss and accuracy over the ``seen`` crops, its
+    seconds since ``began``), with ``more`` figures."""
+    return {
+        "epoch": epoch,
+        "optimizer": opt.state_dict(),
+        "scheduler": sched.state_dict(),
+        "train_loss": total_loss / max(seen, 1),
+        "train_acc": correct / max(seen, 1),
+        **more,
+        "seconds": time.perf_counter() - began,
+    }
 
 
 def timed_factor(now: float, began: float, stop_at: float, warm: float = 0.1) -> float:
