@@ -283,7 +283,14 @@ def read_in_rooms(
     n = len(found.det)
     more = Detections(rooms.xyxy, rooms.score, np.zeros(len(rooms), np.int64))
     boxes = Detections.concat([found.det, more])
-    again = name_tiles(namer, image, boxes, found.to_image, np.arange(len(boxes)) >= n)
+    in_rooms = np.arange(len(boxes)) >= n
+    if named.box_probs is None or len(named.box_probs) != n:
+        again = name_tiles(namer, image, boxes, found.to_image, in_rooms)
+    else:  # the found boxes' names as the first naming gave them: only the rooms are new
+        probs = np.concatenate(
+            [named.box_probs, namer.name(image, more.xyxy, found.to_image).probs]
+        )
+        again = tiles_of_names(probs, boxes, namer.manifest.check_below, in_rooms)
     assert again.index is not None and again.in_room is not None
     in_room = again.in_room
     body = np.zeros(len(in_room), bool)
@@ -346,6 +353,9 @@ class NamedTiles:
     #: the tiles read in a row's room for one, from a body the finder doubted or the room
     #: itself (:func:`read_in_rooms`): each is reported for a check
     in_room: NDArray[np.bool_] | None = None
+    #: the namer's probabilities of every box it was given (a row a box, before what is not a
+    #: tile was dropped): boxes named again beside others need not be looked at again
+    box_probs: NDArray[np.float64] | None = None
 
     def take(self, keep: NDArray[np.bool_]) -> NamedTiles:
         """These tiles where ``keep``."""
@@ -404,6 +414,7 @@ def tiles_of_names(
     weighs how sure the finder was and where its box lies, and a room lies in a row."""
     from hupai.vision.decoding import alternatives, decode_names
 
+    box_probs = np.asarray(probs, np.float64)  # every box's, kept whole (NamedTiles.box_probs)
     keep = probs[:, REJECT] < REJECT_ABOVE
     probs = probs[keep]  # (a copy)
     reject = probs[:, REJECT].copy()
@@ -421,7 +432,9 @@ def tiles_of_names(
     below = CHECK_BELOW if check_below is None else check_below
     index = np.nonzero(keep)[0].astype(np.int64)
     rooms = None if in_room is None else in_room[keep]
-    return NamedTiles(named, alt, alt_p, det.confidence[keep], below, reject, index, rooms)
+    return NamedTiles(
+        named, alt, alt_p, det.confidence[keep], below, reject, index, rooms, box_probs
+    )
 
 
 def _with(reading: Reading, **changes: Any) -> Reading:
