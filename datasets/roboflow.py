@@ -16,6 +16,11 @@ The same ``<photo>`` name in two splits is reported: when the labels agree it is
 (a leak, so the train copies are dropped); when they differ it is two photos that happen to
 share a name (the set's ``hand_001``-``hand_020`` are such collisions) and both are kept.
 
+Label errors checked by eye ship as corrections (:mod:`hupai.datasets.corrections`; for this
+export 139 boxes of ``valid``: seven photos whose every box is labelled 1p, tiles given another
+tile's name, tiles boxed twice): applied on import and counted in the report, unless
+``--no-corrections``.
+
 >>> ROBOFLOW_TO_NOTATION["bs1"], ROBOFLOW_TO_NOTATION["bf4"], ROBOFLOW_TO_NOTATION["hdg"]
 ('5f', '4f', '6z')
 >>> photo_key("hand_001_jpg.rf.c06eb6d2f94dfdd8c8153c655ee4ff36.jpg")
@@ -34,10 +39,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hupai.datasets.corrections import (
+    Corrections,
+    CorrectionsError,
+    corrections_for,
+    load_corrections,
+)
 from hupai.datasets.labels import LabelBox, LabelError, parse_yolo_line, save_yolo_labels
 from hupai.datasets.stats import IMAGE_SUFFIXES
 from hupai.datasets.yolo import split_dirs, write_dataset_files
-from hupai.vision.classes import class_by_name
+from hupai.vision.classes import CLASS_NAMES, class_by_name
 
 
 def _build_map() -> dict[str, str]:
@@ -119,6 +130,9 @@ class ImportReport:
     leaks_removed: list[dict[str, Any]] = field(default_factory=list)
     heldout_near_duplicates: list[dict[str, Any]] = field(default_factory=list)
     resplit: dict[str, Any] | None = None
+    #: the label corrections applied (:mod:`hupai.datasets.corrections`): their file, boxes
+    #: renamed and dropped by split, and how many name files this export does not hold
+    corrections: dict[str, Any] | None = None
 
     def summary(self) -> str:
         lines = [f"imported {self.source} → {self.out}"]
@@ -153,6 +167,16 @@ class ImportReport:
             )
         if self.resplit:
             lines.append(f"  resplit train+val by photo: {self.resplit}")
+        fixed = self.corrections
+        if fixed is None:
+            lines.append("  label corrections: none (the labels as published)")
+        else:
+            elsewhere = fixed["elsewhere"]
+            lines.append(
+                f"  label corrections ({fixed['file']}): renamed {fixed['renamed']}, dropped "
+                f"{fixed['dropped']}"
+                + (f", {elsewhere} for files not in this export" if elsewhere else "")
+            )
         return "\n".join(lines)
 
 
@@ -161,7 +185,15 @@ def _jaccard(a: Counter[int], b: Counter[int]) -> float:
     return sum((a & b).values()) / union if union else 1.0
 
 
-def _read_split(src: Path, rf_split: str, names: list[str], report: ImportReport) -> list[Sample]:
+def _read_split(
+    src: Path,
+    rf_split: str,
+    names: list[str],
+    report: ImportReport,
+    fixes: Corrections | None = None,
+    used: set[tuple[str, int]] | None = None,
+) -> list[Sample]:
+    """The split's photos and boxes, ``fixes`` applied (the keys applied added to ``used``)."""
     images_dir, labels_dir = src / rf_split / "images", src / rf_split / "labels"
     split = SPLIT_NAMES[rf_split]
     samples = []
@@ -185,6 +217,20 @@ def _read_split(src: Path, rf_split: str, names: list[str], report: ImportReport
                 report.bad_lines.append(f"{rf_split}/labels/{label.name}:{number}: {exc}")
                 continue
             ours = class_by_name(ROBOFLOW_TO_NOTATION[names[box.cls]])
+            fix = None if fixes is None else fixes.at(f"{rf_split}/labels/{label.name}", number)
+            if fixes is not None and fix is not None:
+                if CLASS_NAMES[ours] != fix.was:
+                    raise RoboflowImportError(
+                        f"{fix.file} line {number} is labelled {CLASS_NAMES[ours]}, where "
+                        f"{fixes.source} corrects a {fix.was}: not the export these corrections "
+                        "were made for (pass --no-corrections to import the labels as published)"
+                    )
+                if used is not None:
+                    used.add(fix.key)
+                _count(report, split, "dropped" if fix.now is None else "renamed")
+                if fix.now is None:
+                    continue
+                ours = class_by_name(fix.now)
             boxes.append(LabelBox(ours, box.xyxy))
             polygons += box.from_polygon
         if not boxes:
@@ -192,6 +238,43 @@ def _read_split(src: Path, rf_split: str, names: list[str], report: ImportReport
             continue
         samples.append(Sample(split, image, boxes, polygons))
     return samples
+
+
+def _count(report: ImportReport, split: str, what: str) -> None:
+    assert report.corrections is not None
+    tally = report.corrections[what]
+    tally[split] = tally.get(split, 0) + 1
+
+
+def _corrections(src: Path, corrections: Path | bool) -> Corrections | None:
+    """The corrections to apply: ``True`` those shipped for this export (if any), ``False``
+    none, a path that file."""
+    if corrections is False:
+        return None
+    path = corrections_for(src / "data.yaml") if corrections is True else corrections
+    if path is None:
+        return None
+    try:
+        return load_corrections(Path(path))
+    except CorrectionsError as exc:
+        raise RoboflowImportError(str(exc)) from None
+
+
+def _check_corrections_used(
+    src: Path, fixes: Corrections, used: set[tuple[str, int]], report: ImportReport
+) -> None:
+    """A correction of a file the export holds must have been applied (its line is there); one
+    of a file it does not hold (a cut of the export) is counted, not an error."""
+    assert report.corrections is not None
+    for key, fix in fixes.boxes.items():
+        if key in used:
+            continue
+        if (src / fix.file).is_file():
+            raise RoboflowImportError(
+                f"{fixes.source}: {fix.file} has no box on line {fix.line} to correct "
+                "(pass --no-corrections to import the labels as published)"
+            )
+        report.corrections["elsewhere"] += 1
 
 
 def _check_photo_names(samples: list[Sample], report: ImportReport) -> list[Sample]:
@@ -270,11 +353,15 @@ def import_roboflow(
     resplit: float | None = None,
     seed: int = 0,
     overwrite: bool = False,
+    corrections: Path | bool = True,
 ) -> ImportReport:
     """Import a Roboflow YOLO export at ``src`` into an Ultralytics dataset at ``out``.
 
     ``test`` stays exactly as given and nothing is ever moved into it. ``resplit`` (a
     fraction) re-deals train+val by photo; otherwise Roboflow's train/valid are kept.
+    ``corrections``: the label corrections shipped for this export (True; none ship for
+    most), a corrections file (:mod:`hupai.datasets.corrections`), or none (False: the labels
+    as published).
     """
     data_yaml = src / "data.yaml"
     if not data_yaml.is_file():
@@ -298,10 +385,21 @@ def import_roboflow(
         for sub in ("images", "labels"):
             shutil.rmtree(out / sub, ignore_errors=True)
 
+    fixes = _corrections(src, corrections)
     report = ImportReport(source=str(src), out=str(out))
+    used: set[tuple[str, int]] = set()
+    if fixes is not None:
+        report.corrections = {
+            "file": str(fixes.source),
+            "renamed": {},
+            "dropped": {},
+            "elsewhere": 0,
+        }
     samples: list[Sample] = []
     for rf_split in rf_splits:
-        samples += _read_split(src, rf_split, names, report)
+        samples += _read_split(src, rf_split, names, report, fixes, used)
+    if fixes is not None:
+        _check_corrections_used(src, fixes, used, report)
     samples = _check_photo_names(samples, report)
     _check_heldout_duplicates(samples, report)
     if resplit is not None:

@@ -30,6 +30,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     imp.add_argument("--seed", type=int, default=0, help="seed of --resplit")
     imp.add_argument("--overwrite", action="store_true", help="replace a dataset written before")
+    fixes = imp.add_mutually_exclusive_group()
+    fixes.add_argument(
+        "--corrections",
+        type=Path,
+        metavar="FILE",
+        help="label corrections to apply (default: those hupai ships for this export, if any)",
+    )
+    fixes.add_argument(
+        "--no-corrections",
+        action="store_true",
+        help="import the labels as published, without hupai's corrections",
+    )
     imp.set_defaults(handler=_import_roboflow)
 
     back = sub.add_parser(
@@ -108,7 +120,12 @@ def _import_roboflow(args: argparse.Namespace) -> int:
 
     with as_user_error(RoboflowImportError):
         report = import_roboflow(
-            args.source, args.out, resplit=args.resplit, seed=args.seed, overwrite=args.overwrite
+            args.source,
+            args.out,
+            resplit=args.resplit,
+            seed=args.seed,
+            overwrite=args.overwrite,
+            corrections=False if args.no_corrections else (args.corrections or True),
         )
     print(report.summary())
     print(format_stats(write_stats(args.out)))
