@@ -27,10 +27,12 @@ sys.path.insert(0, str(ROOT))
 
 from hupai.datasets.crops import CropSet  # noqa: E402
 from hupai.training.namer import (  # noqa: E402
+    NamerConfig,
     accuracy_report,
     art_set_of,
     big_enough,
     centre_inputs,
+    crop_paths,
 )
 from hupai.vision.namer import Namer  # noqa: E402
 
@@ -60,7 +62,7 @@ def main() -> int:
 
     namer = Namer(args.namer, threads=args.threads)
     size = namer.input_size
-    real_val = CropSet.load(args.data / "real-val.npz")
+    real_val = CropSet.load(crop_paths(NamerConfig(data=str(args.data)))["real-val"])
     inputs = centre_inputs(real_val.images, size)
     sample = inputs[: args.n]
     namer.name_crops(sample[:32])  # warm up

@@ -14,6 +14,7 @@ exports, and turn them into the axis-aligned box around the points, clipped to t
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,3 +96,26 @@ def save_yolo_labels(path: str | Path, boxes: Iterable[LabelBox]) -> None:
     """Write boxes as YOLO ``class cx cy w h`` lines (an empty file for no boxes)."""
     lines = [format_yolo_line(b) for b in boxes]
     Path(path).write_text("".join(line + "\n" for line in lines))
+
+
+def labels_digest(folder: str | Path) -> str:
+    """Eight hex digits of a folder of YOLO label files (their names and contents; ``none``
+    where there is no such folder): what is made from the labels — crops cut at their boxes
+    with their names — is named by it, so that labels changed since (a re-import with
+    corrections) make new crops instead of reusing ones with the old names.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.txt").write_text("3 0.5 0.5 0.1 0.1\\n")
+    >>> first = labels_digest(d)
+    >>> _ = (d / "a.txt").write_text("4 0.5 0.5 0.1 0.1\\n")
+    >>> first != labels_digest(d), labels_digest(d / "missing")
+    (True, 'none')
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        return "none"
+    h = hashlib.sha256()
+    for path in sorted(folder.glob("*.txt")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:8]

@@ -95,6 +95,7 @@ class BonusConfig:
     def crop_files(self) -> dict[str, Path]:
         """Each crop set of the run by name, and its file under ``data`` (built once, reused):
         generated faces, the held-out family's, the art sets', real train's and real val's."""
+        from hupai.datasets.labels import labels_digest
         from hupai.datasets.synth.faces import HELD_OUT_FAMILY
 
         art = "" if self.art_variants == 40 else f"-n{self.art_variants}"
@@ -104,8 +105,11 @@ class BonusConfig:
                 f"heldout-{HELD_OUT_FAMILY}-s{self.seed + 1}-n{self.val_styles}"
             ),
             "art": f"art-s{self.seed}{art}",
-            "real-train": "real-train",
-            "real-val": "real-val",
+            # real photos' crops carry their labels' digest: corrected labels make new crops
+            **{
+                f"real-{split}": f"real-{split}-{labels_digest(Path(self.real) / 'labels' / split)}"
+                for split in ("train", "val")
+            },
         }
         return {k: Path(self.data) / f"{stem}.npz" for k, stem in stems.items()}
 

@@ -382,7 +382,7 @@ def run(cfg: DistillConfig) -> Path:
     shares = cfg.shares()
     unused = {key for kind, keys in HARD_SETS.items() if not shares[kind] for key in keys}
     paths = build_crops(cfg.namer_config(), log, skip=frozenset(unused))
-    unmirrored = Path(cfg.data) / "real-train-unmirrored.npz"
+    unmirrored = paths["real-train-unmirrored"]
     real_train = CropSet.load(unmirrored if unmirrored.exists() else paths["real-train"])
     real_train = big_enough(real_train, cfg.min_side)
     synth_train = big_enough(CropSet.load(paths["synth-train"]), cfg.min_side)

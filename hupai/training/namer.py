@@ -235,18 +235,22 @@ def crop_paths(cfg: NamerConfig) -> dict[str, Path]:
     which carries what made it (seeds, counts, the render and clutter versions, the scene mix,
     photo tables)."""
     from hupai.datasets.clutter import CLUTTER_VERSION
+    from hupai.datasets.labels import labels_digest
     from hupai.datasets.synth.faces import FACES_VERSION
 
     data = Path(cfg.data)
     tag = _scene_tag(cfg)
     faces = f"-f{FACES_VERSION}"  # generated faces only: the other sets draw no such face
+    # real photos' crops carry their labels' digest: corrected labels make new crops
+    train, val = (labels_digest(Path(cfg.real) / "labels" / s) for s in ("train", "val"))
     return {
-        "real-train": data / "real-train.npz",
-        "real-val": data / "real-val.npz",
+        "real-train": data / f"real-train-{train}.npz",
+        "real-train-unmirrored": data / f"real-train-{train}-unmirrored.npz",
+        "real-val": data / f"real-val-{val}.npz",
         "synth-train": data / f"synth-train-s{cfg.synth_seed}-n{cfg.synth_scenes}{tag}.npz",
         "synth-val": data / f"synth-val-s{cfg.synth_seed + 1}-n{cfg.synth_val_scenes}{tag}.npz",
-        "hard-train": data / "hard-real-train.npz",
-        "hard-val": data / "hard-real-val.npz",
+        "hard-train": data / f"hard-real-train-{train}.npz",
+        "hard-val": data / f"hard-real-val-{val}.npz",
         "clutter-train": data
         / f"clutter-v{CLUTTER_VERSION}-s{cfg.synth_seed}-n{cfg.clutter_crops}.npz",
         "clutter-val": data / f"clutter-v{CLUTTER_VERSION}-s{cfg.synth_seed + 1}-n2000.npz",
@@ -854,10 +858,10 @@ def run(cfg: NamerConfig) -> Path:
     paths = build_crops(cfg, log)
     real_train, real_val = CropSet.load(paths["real-train"]), CropSet.load(paths["real-val"])
 
-    fixed = Path(cfg.data) / "real-train-unmirrored.npz"
+    fixed = paths["real-train-unmirrored"]
     if not fixed.exists():
         mirrored, votes = find_mirrored(cfg, real_train, real_val, log)
-        (Path(cfg.data) / "mirror.json").write_text(json.dumps(votes, indent=1) + "\n")
+        fixed.with_suffix(".json").write_text(json.dumps(votes, indent=1) + "\n")
         log(f"mirror: {int(mirrored.sum())} of {len(mirrored)} train photos are mirror images")
         unmirror(real_train, mirrored).save(fixed)
     real_train = big_enough(CropSet.load(fixed), cfg.min_side)

@@ -277,6 +277,28 @@ def test_the_namer_builds_new_crop_sets_for_another_render_or_mix(tmp_path: Path
     assert default["clutter-train"] == other["clutter-train"]
 
 
+def test_real_crops_are_rebuilt_when_their_labels_change(tmp_path: Path) -> None:
+    """Real photos' crop sets are named by their labels: a corrected val label gives val (not
+    train) crop sets of new names, so that crops cut with the old names are never reused."""
+    namer = pytest.importorskip("hupai.training.namer")
+    real = tmp_path / "real"
+    for split in ("train", "val"):
+        (real / "labels" / split).mkdir(parents=True)
+        (real / "labels" / split / "a.txt").write_text("9 0.5 0.5 0.1 0.1\n")
+
+    def names() -> dict[str, str]:
+        cfg = namer.NamerConfig(data=str(tmp_path / "crops"), real=str(real))
+        return {k: p.name for k, p in namer.crop_paths(cfg).items()}
+
+    before = names()
+    (real / "labels" / "val" / "a.txt").write_text("12 0.5 0.5 0.1 0.1\n")
+    after = names()
+    assert after["real-val"] != before["real-val"]
+    assert after["hard-val"] != before["hard-val"]
+    assert after["real-train"] == before["real-train"]
+    assert after["real-train-unmirrored"] == before["real-train-unmirrored"]
+
+
 # -- plain white dragons (render 7) ----------------------------------------------------------
 
 
