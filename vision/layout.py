@@ -75,6 +75,16 @@ MISSING_MIN_ROW = 4
 MISSING_BESIDE = (2.4, 4.5)
 
 
+#: A box lies just beyond a row's end when its centre lies this many of the row's pitches
+#: past the end tile's (:func:`beyond_row_ends`) ...
+END_STEPS = (0.6, 1.5)
+#: ... level with it (across the row, within this share of the end tile's height) ...
+END_LINE = 0.35
+#: ... and of its height within this ratio (looser than :data:`MISSING_HEIGHT_RATIO`: a
+#: doubtful body's box is the finder's own, less tight than a found tile's).
+END_HEIGHT_RATIO = 1.3
+
+
 class Role(StrEnum):
     HAND = "hand"
     MELD = "meld"
@@ -448,6 +458,49 @@ def gap_rooms(
                 out += [
                     GapRoom(room(u, v, wh), pair, False) for u in (f.u[a] + pitch, f.u[b] - pitch)
                 ]
+    return out
+
+
+def beyond_row_ends(
+    det: Detections, layout: HandLayout, boxes: NDArray[np.float64]
+) -> NDArray[np.bool_]:
+    """Which of ``boxes`` (the detections' frame) lie just beyond an end of a row of at least
+    :data:`MISSING_MIN_ROW` tiles, where the row's next tile would: a pitch or so past the
+    end tile (:data:`END_STEPS`), level with it (:data:`END_LINE`) and of its height
+    (:data:`END_HEIGHT_RATIO`). A tile there is not in a row's room (:func:`gap_rooms` looks
+    between tiles only); a body the finder doubted there may be one it missed — a blank white
+    dragon at the end of a case's row.
+
+    >>> row = Detections.make([[x, 100, x + 30, 140] for x in range(0, 150, 30)], [0] * 5)
+    >>> beyond_row_ends(row, analyse(row), np.array([[150, 101, 180, 141],   # next in line
+    ...                                               [150, 150, 180, 190],  # below the row
+    ...                                               [240, 100, 270, 140],  # two tiles on
+    ...                                               [-30, 100, 0, 140.]])).tolist()
+    [True, False, False, True]
+    """
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    out = np.zeros(len(boxes), bool)
+    if len(det) == 0 or len(boxes) == 0:
+        return out
+    f = _frame(det, layout.angle)
+    b = _frame(Detections.make(boxes, np.zeros(len(boxes), np.int64)), layout.angle)
+    for row in layout.rows:
+        r = list(row.tiles)
+        if len(r) < MISSING_MIN_ROW:
+            continue
+        pitch = float(np.median(np.diff(f.u[r])))
+        if pitch <= 0:
+            continue
+        for end, outwards in ((r[0], -1.0), (r[-1], 1.0)):
+            steps = outwards * (b.u - f.u[end]) / pitch
+            level = np.abs(b.v - f.v[end]) < END_LINE * f.across[end]
+            alike = np.abs(np.log(np.maximum(b.across, 1e-6) / f.across[end]))
+            out |= (
+                (steps >= END_STEPS[0])
+                & (steps <= END_STEPS[1])
+                & level
+                & (alike < math.log(END_HEIGHT_RATIO))
+            )
     return out
 
 

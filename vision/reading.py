@@ -86,8 +86,9 @@ __all__ = [
 #: The reading rules' version: the shipped pair's (models/reader.json) when a change of the
 #: rules last changed what a photo reads as. The labelling job reads a photo again where its
 #: manifest entry was read under other rules (15: a turned row's tiles in the first look's
-#: boxes, clutter weighed by where a box lies; 16: a tile read in a row's room).
-READER_RULES = 16
+#: boxes, clutter weighed by where a box lies; 16: a tile read in a row's room; 17: a body
+#: the finder doubted just beyond a row's end, level with it, is a gap, and read).
+READER_RULES = 17
 
 #: A box is not a tile when the namer gives "reject" at least this probability. Weighed with
 #: reader 10 on real val and the held-out scenes (bench/heldout.py): 0.3 and 0.2 drop a

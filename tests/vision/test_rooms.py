@@ -274,6 +274,34 @@ def test_a_body_seen_by_two_passes_is_one_gap() -> None:
     assert len(read_looked(full, photo(full), looking(0.001), twice).gaps) == 1
 
 
+def before_the_row(full: Detections, across: float = 0.0) -> np.ndarray:
+    """A doubtful body where the row's next tile would lie before its left end (``across``:
+    moved that many tile heights off the row's line)."""
+    x1, y1, x2, y2 = full.xyxy[full.xyxy[:, 0].argmin()]
+    pitch = float(np.median(np.diff(np.sort(full.xyxy[:, 0]))))
+    dy = across * (y2 - y1)
+    return np.array([[x1 - pitch, y1 + dy, x2 - pitch, y2 + dy]])
+
+
+def test_a_body_where_the_rows_next_tile_would_lie_is_a_gap_if_the_namer_sees_a_tile() -> None:
+    full = hand()
+    body = before_the_row(full)
+    (gap,) = read_looked(full, photo(full), looking(0.2), body).gaps  # not sure: 0.2
+    assert box_iou(gap[None], body)[0, 0] > 0.5
+
+
+def test_a_body_at_the_rows_end_the_namer_takes_for_no_tile_is_no_gap() -> None:
+    full = hand()
+    reading = read_looked(full, photo(full), looking(0.7), before_the_row(full))
+    assert len(reading.gaps) == 0 and reading.confident
+
+
+def test_a_body_beside_the_rows_end_but_off_its_line_is_no_gap() -> None:
+    full = hand()
+    reading = read_looked(full, photo(full), looking(0.2), before_the_row(full, across=0.8))
+    assert len(reading.gaps) == 0 and reading.confident
+
+
 # -- reading a tile in a row's room (read_in_rooms) -----------------------------------------
 
 
@@ -301,6 +329,16 @@ def test_a_room_with_no_body_is_read_as_the_room() -> None:
     tiles = room_tiles(image, rest, layout, IDENTITY, _doubted(np.zeros((0, 4)), 0.2), looking(0.1))
     assert len(tiles) == 1 and not tiles.body[0] and tiles.score[0] == 0.0
     assert box_iou(tiles.xyxy, full.xyxy[6][None])[0, 0] > 0.5
+
+
+def test_the_body_where_the_rows_next_tile_would_lie_is_read() -> None:
+    full = hand()
+    image = photo(full)
+    layout = read_looked(full, image, looking(0.2)).layout
+    body = _doubted(before_the_row(full), 0.25)
+    tiles = room_tiles(image, full, layout, IDENTITY, body, looking(0.2))
+    assert len(tiles) == 1 and tiles.body[0] and tiles.score[0] == 0.25
+    assert np.allclose(tiles.xyxy[0], body.xyxy[0])
 
 
 def test_a_room_the_photos_border_cuts_is_not_read() -> None:
