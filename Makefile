@@ -80,9 +80,7 @@ FONT_NEEDS := /usr/share/fonts/truetype/arphic/ukai.ttc:fonts-arphic-ukai \
 	/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf:fonts-dejavu-core \
 	/usr/share/fonts/opentype/ipafont-mincho/ipam.ttf:fonts-ipafont-mincho \
 	/usr/share/fonts/truetype/hanazono/HanaMinA.ttf:fonts-hanazono \
-	/usr/share/fonts/truetype/klee/KleeOne-Regular.ttf:fonts-klee \
-	/usr/share/fonts/truetype/aoyagi-soseki/aoyagi-soseki.ttf:fonts-aoyagi-soseki \
-	/usr/share/fonts/truetype/kouzan-mouhitsu/kouzan-mouhitsu.ttf:fonts-kouzan-mouhitsu
+	/usr/share/fonts/truetype/klee/KleeOne-Regular.ttf:fonts-klee
 .PHONY: synth-fonts
 synth-fonts:
 	@$(MAKE) --no-print-directory debian-packages DEBIAN_NEEDS="$(FONT_NEEDS)"

@@ -25,7 +25,7 @@ whose fonts are all missing is left out, saying so.
 >>> draw_face(style, 0).shape[2]  # doctest: +SKIP
 4
 >>> sorted(FAMILIES)
-['brush', 'hei', 'kai', 'mincho', 'song']
+['hei', 'kai', 'mincho', 'song']
 >>> HELD_OUT_FAMILY in FAMILIES and HELD_OUT_FAMILY not in TRAINING_FAMILIES
 True
 """
@@ -50,9 +50,8 @@ BGR = tuple[float, float, float]
 
 #: Bumped when a face of a given style is drawn otherwise (crop sets of generated faces carry it
 #: in their names, so that a set drawn before is not reused): 2 — painted flower pictures;
-#: 3 — English captions; 4 — birds drawn in lines (:data:`LINE_BIRDS`); 5 — a fourth training
-#: family, ``brush`` (semi-cursive and cursive brush fonts).
-FACES_VERSION = 5
+#: 3 — English captions; 4 — birds drawn in lines (:data:`LINE_BIRDS`).
+FACES_VERSION = 4
 #: The canvas a face is drawn on, px (width, height; a 3:4 face). The renderer crops to the ink.
 CANVAS = (180, 240)
 #: Text is rasterised at this size, then fitted into its box.
@@ -80,12 +79,6 @@ FONTS: dict[str, tuple[Path, int]] = {
     "hanazono": (_FONT_DIR / "truetype/hanazono/HanaMinA.ttf", 0),
     "klee": (_FONT_DIR / "truetype/klee/KleeOne-Regular.ttf", 0),
     "klee-semibold": (_FONT_DIR / "truetype/klee/KleeOne-SemiBold.ttf", 0),
-    # brush fonts: semi-cursive (gyosho) and cursive (sousho) numerals and 萬, as many
-    # Chinese sets paint them (issue #35's "calligraphic numerals")
-    "soseki": (_FONT_DIR / "truetype/aoyagi-soseki/aoyagi-soseki.ttf", 0),
-    "kouzan": (_FONT_DIR / "truetype/kouzan-mouhitsu/kouzan-mouhitsu.ttf", 0),
-    "kouzan-gyosho": (_FONT_DIR / "truetype/kouzan-mouhitsu/kouzan-mouhitsu-gyosho.ttf", 0),
-    "kouzan-sousho": (_FONT_DIR / "truetype/kouzan-mouhitsu/KouzanBrushFontSousyo.ttf", 0),
     # flowers' Arabic numbers and the English captions
     "latin": (_FONT_DIR / "truetype/dejavu/DejaVuSans-Bold.ttf", 0),
 }
@@ -101,8 +94,6 @@ FONT_PACKAGES = {
     "fonts-ipafont-mincho": "IPA Font License 1.0",
     "fonts-hanazono": "Hanazono Font License or OFL-1.1",
     "fonts-klee": "OFL-1.1",
-    "fonts-aoyagi-soseki": "public domain",
-    "fonts-kouzan-mouhitsu": "public domain",
     "fonts-dejavu-core": "Bitstream Vera / public domain",
 }
 #: The classes of 5m, 5p, 5s: the faces with red variants.
@@ -141,14 +132,6 @@ FAMILIES: dict[str, Family] = {
         ("capsule", "knots"),
         ("crane", "ink-sparrow", "phoenix"),
         ("leaves", "rose", "peony"),
-    ),
-    # brush lettering (semi-cursive and cursive): the numerals and 萬 of calligraphic sets
-    "brush": Family(
-        ("soseki", "kouzan", "kouzan-gyosho", "kouzan-sousho"),
-        ("rings", "solid"),
-        ("bone", "capsule"),
-        ("sparrow", "ink-sparrow", "phoenix"),
-        ("blossom", "peony"),
     ),
     # Held out of training: Japanese mincho and handwriting fonts, coins drawn as suns and
     # square-holed cash, sticks as leaves and ladders, a peacock, fans of grass.
