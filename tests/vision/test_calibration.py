@@ -137,3 +137,23 @@ def test_a_labelled_photo_read_back_keeps_the_namers_threshold_and_its_clutter_d
     entry["frame"]["check_below"], entry["frame"]["box_confidence"] = 0.5, [0.8] * 5
     entry["frame"]["reject"] = [0.0, 0.0, 0.6, 0.0, 0.0]  # 0.8 x 0.4 = 0.32: clutter
     assert reading_of(entry, "hand.png").check == (2,)
+
+
+def test_the_fitted_temperature_never_makes_the_namer_surer() -> None:
+    """Names right but unsure (least NLL would sharpen them): the fit keeps 1.0 — a namer
+    sharpened on the one real set is surer on sets it never saw too."""
+    from hupai.calibration import Recorded, fit_temperature, nll
+    from hupai.vision.detections import Detections
+    from hupai.vision.reading import FoundTiles
+
+    boxes = np.array([[10.0, 10, 40, 50], [50, 10, 80, 50]])
+    det = Detections(boxes, np.full(2, 0.9), np.zeros(2, np.int64))
+    identity = np.array([[1.0, 0, 0], [0, 1.0, 0]])
+    found = FoundTiles(det, identity, 0.0, ("full",), Detections.empty())
+    views = np.zeros((1, 2, 44), np.float32)
+    views[0, 0, 3], views[0, 1, 7] = 3.0, 3.0  # right, at about 0.3
+    truth = Detections(boxes, np.ones(2), np.array([3, 7]))
+    rec = Recorded("a.jpg", np.zeros((100, 100, 3), np.uint8), found, views, (100, 100), truth)
+    assert nll(views, np.array([3, 7]), 0.6) < nll(views, np.array([3, 7]), 1.0)
+    fitted, losses = fit_temperature([rec])
+    assert fitted == 1.0 and min(losses) == 1.0
