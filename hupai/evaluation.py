@@ -147,6 +147,9 @@ class Evaluation:
     class_note: str = ""
     #: per photo: image, exact, confident, the least sure name and box, the doubting warnings
     photos: tuple[dict[str, Any], ...] = ()
+    #: with ``review``: every box where the reading and the labels disagree, with its crop
+    #: (:mod:`hupai.disagreements`)
+    review: tuple[tuple[Any, Any], ...] = ()
 
     @property
     def confident_share(self) -> float:
@@ -171,9 +174,11 @@ def run(
     classes: Sequence[int] | None = None,
     limit: int | None = None,
     progress: bool = False,
+    review: bool = False,
 ) -> Evaluation:
     """Read every photo of a YOLO folder and measure. ``namer``: its file (default: the
-    shipped namer when there is one; ``use_namer=False`` measures the detector alone)."""
+    shipped namer when there is one; ``use_namer=False`` measures the detector alone);
+    ``review``: keep every box where the reading and the labels disagree, with its crop."""
     from hupai.vision.detector import Detector
     from hupai.vision.namer import Namer
     from hupai.vision.reading import default_namer, read_photo_image
@@ -186,6 +191,7 @@ def run(
         the_namer = Namer(namer, threads=threads) if namer else default_namer(threads)
     ranked, read, truths = [], [], []
     photos: list[dict[str, Any]] = []
+    found: list[tuple[Any, Any]] = []
     stages = StageReport()
     seconds = 0.0
     for i, sample in enumerate(samples):
@@ -202,6 +208,8 @@ def run(
             ranked.append(read[-1])
         stages.add(truth, reading.extra["found_xyxy"], read[-1], reading.alternatives)
         photos.append(_photo_row(sample, truth, reading))
+        if review:
+            found += _disagreements(folder, sample, truth, reading, image)
         if progress:
             print(f"\r{i + 1}/{len(samples)} photos", end="", flush=True)
     if progress:
@@ -231,7 +239,37 @@ def run(
         namer=None if the_namer is None else str(the_namer.path),
         class_note=class_note,
         photos=tuple(photos),
+        review=tuple(found),
     )
+
+
+def _disagreements(
+    folder: Path, sample: Sample, truth: Detections, reading: Any, image: Any
+) -> list[tuple[Any, Any]]:
+    """One photo's disagreements (:mod:`hupai.disagreements`), each with its crop."""
+    from hupai.disagreements import crop, label_lines, photo_disagreements
+
+    lines = label_lines(sample.labels)
+    if len(lines) != len(truth):  # (load_truth reads the same lines: never, but say so)
+        raise DatasetError(f"{sample.labels}: {len(lines)} lines for {len(truth)} boxes")
+    root = folder if folder.is_dir() else folder.parent
+    names = [str(_relative(p, root)) for p in (sample.image, sample.labels)]
+    found = photo_disagreements(truth, reading.detections, lines, *names)
+    scale = image.shape[1] / max(reading.width, 1)  # the photo may be decoded smaller
+    return [(d, crop(image, _scaled(d, scale))) for d in found]
+
+
+def _relative(path: Path, root: Path) -> Path:
+    try:
+        return path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return path
+
+
+def _scaled(d: Any, scale: float) -> Any:
+    from dataclasses import replace
+
+    return replace(d, box=tuple(v * scale for v in d.box))
 
 
 def _photo_row(sample: Sample, truth: Detections, reading: Any) -> dict[str, Any]:

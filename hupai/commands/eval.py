@@ -41,6 +41,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="only the 34 tile kinds (no flowers, no backs), to compare with other models",
     )
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write the figures here")
+    parser.add_argument(
+        "--disagreements",
+        type=Path,
+        metavar="DIR",
+        help="write every box where the reading and the labels disagree (renamed, labelled "
+        "twice, unlabelled, unread; the likeliest label errors first) to DIR/disagreements.json "
+        "and review sheets DIR/sheet-NN.png (a new or empty folder)",
+    )
     parser.set_defaults(handler=_eval)
 
 
@@ -64,6 +72,11 @@ def _eval(args: argparse.Namespace) -> int:
         raise UserError(f"--json {args.json}: is a folder")
     if args.crops is None and args.folder is None:
         raise UserError("give a dataset folder, or --crops DIR")
+    review = args.disagreements
+    if review is not None and args.crops is not None:
+        raise UserError("--disagreements: with a dataset folder of photos, not --crops")
+    if review is not None and review.exists() and (not review.is_dir() or any(review.iterdir())):
+        raise UserError(f"--disagreements {review}: exists and is not an empty folder")
     figures: dict[str, Any]
     with as_user_error(DatasetError, ModelError, NamerError):
         if args.crops is not None:
@@ -82,12 +95,29 @@ def _eval(args: argparse.Namespace) -> int:
                 classes=range(KINDS) if args.tiles_only else None,
                 limit=args.limit,
                 progress=True,
+                review=review is not None,
             )
             lines = list(format_report(evaluation))
             figures = to_dict(evaluation)
+            if review is not None:
+                lines += _write_review(review, evaluation.review)
     for line in lines:
         print(line)
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
         print(f"wrote {args.json}")
     return 0
+
+
+def _write_review(out: Path, review: Any) -> list[str]:
+    from collections import Counter
+
+    from hupai.disagreements import ranked, write_review
+
+    order = {id(d): k for k, (d, _) in enumerate(review)}
+    found = ranked([d for d, _ in review])
+    crops = [review[order[id(d)]][1] for d in found]
+    files = write_review(out, found, crops)
+    kinds = Counter(d.kind for d in found)
+    summary = ", ".join(f"{kinds[k]} {k}" for k in ("renamed", "twice", "unlabelled", "unread"))
+    return [f"disagreements with the labels: {summary} → {files[0]} and {len(files) - 1} sheet(s)"]

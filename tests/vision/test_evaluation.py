@@ -130,3 +130,52 @@ def test_a_tile_photo_labelled_with_an_unknown_name_is_an_error(tmp_path: Path) 
     folder = _tile_photos(tmp_path, [("a.png", 50, "joker")])
     with pytest.raises(DatasetError, match="'joker' is not a tile name"):
         run_crops(folder, namer=str(fake_namer(tmp_path, {0: 50.0})))
+
+
+# -- where the reading and the labels disagree (--disagreements) -----------------------------
+
+
+def test_disagreements_list_a_renamed_label_by_its_line_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    boxes = [(*TILES[0][0], 0, 0.9), (*TILES[1][0], 10, 0.95), (*TILES[2][0], 27, 0.9)]
+    model = fake_model(tmp_path, boxes)
+    out = tmp_path / "review"
+    args = ["eval", str(_dataset(tmp_path)), "--model", str(model), "--no-namer"]
+    assert main([*args, "--disagreements", str(out)]) == 0
+    (first, *rest) = json.loads((out / "disagreements.json").read_text())
+    assert (first["kind"], first["line"], first["label"], first["read"]) == (
+        "renamed",
+        2,
+        "1p",
+        "2p",
+    )
+    assert first["labels"] == "labels/test/a.txt" and rest == []
+    assert (out / "sheet-01.png").is_file()
+    assert "1 renamed, 0 twice, 0 unlabelled, 0 unread" in capsys.readouterr().out
+
+
+def test_a_tile_labelled_twice_and_a_tile_read_on_no_label_are_listed(tmp_path: Path) -> None:
+    root = _dataset(tmp_path)
+    label = root / "labels" / "test" / "a.txt"
+    label.write_text(label.read_text() + label.read_text().splitlines()[0] + "\n")  # line 4
+    extra = ((320, 520, 100, 140), 5)
+    model = fake_model(tmp_path, [(*box, c, 0.9) for box, c in [*TILES, extra]])
+    found = {
+        (d.kind, d.line)
+        for d, _ in run(root, model=str(model), use_namer=False, review=True).review
+    }
+    assert found == {("twice", 4), ("unlabelled", 0)}
+
+
+def test_disagreements_never_write_into_a_folder_with_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "review"
+    out.mkdir()
+    (out / "mine.txt").write_text("keep")
+    model = fake_model(tmp_path, [(*box, c, 0.9) for box, c in TILES])
+    args = ["eval", str(_dataset(tmp_path)), "--model", str(model), "--no-namer"]
+    assert main([*args, "--disagreements", str(out)]) == 2
+    assert "is not an empty folder" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["mine.txt"]
