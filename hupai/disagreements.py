@@ -73,9 +73,13 @@ def photo_disagreements(
     """The disagreements of one photo: ``truth`` its labelled boxes (``lines``: each one's line
     in the label file), ``read`` the reading's boxes with their names' probabilities."""
 
-    def entry(kind: str, line: int, label: str, name: str, p: float, box: NDArray) -> Disagreement:
-        xyxy = tuple(round(float(v), 1) for v in box)
-        return Disagreement(kind, image, labels, line, label, name, round(p, 4), xyxy)  # type: ignore[arg-type]
+    def entry(
+        kind: str, line: int, label: str, name: str, p: float, box: NDArray[np.float64]
+    ) -> Disagreement:
+        x1, y1, x2, y2 = (round(float(v), 1) for v in box)
+        return Disagreement(
+            kind, image, labels, line, label, name, round(float(p), 4), (x1, y1, x2, y2)
+        )
 
     pairs = match_pairs(read.xyxy, truth.xyxy, MATCH_IOU)
     out = []
@@ -120,14 +124,13 @@ def crop(image: NDArray[np.uint8], d: Disagreement) -> NDArray[np.uint8]:
     x1, y1, x2, y2 = (round(v) for v in d.box)
     pad = max(x2 - x1, y2 - y1) // 2 + 1
     X1, Y1, X2, Y2 = max(0, x1 - pad), max(0, y1 - pad), min(w, x2 + pad), min(h, y2 + pad)
-    part = image[Y1:Y2, X1:X2].copy()
+    part = np.array(image[Y1:Y2, X1:X2], np.uint8)  # a copy: the photo stays unmarked
     cv2.rectangle(part, (x1 - X1, y1 - Y1), (x2 - X1, y2 - Y1), (0, 0, 255), 2)
     scale = (CROP_PX - 16) / max(part.shape[:2], default=1)
-    part = cv2.resize(
-        part, (max(1, round(part.shape[1] * scale)), max(1, round(part.shape[0] * scale)))
-    )
+    size = (max(1, round(part.shape[1] * scale)), max(1, round(part.shape[0] * scale)))
+    shown = np.asarray(cv2.resize(part, size), np.uint8)
     cell = np.full((CROP_PX, CROP_PX, 3), 255, np.uint8)
-    cell[16 : 16 + part.shape[0], : part.shape[1]] = part
+    cell[16 : 16 + shown.shape[0], : shown.shape[1]] = shown
     label = d.label or "-"
     read = f"{d.read} {d.p:.2f}" if d.read else "-"
     caption = f"{d.kind[:5]} L{d.line or '-'} {label}>{read}"
