@@ -102,10 +102,10 @@ def photo_disagreements(
     return out
 
 
-def ranked(found: Sequence[Disagreement]) -> list[Disagreement]:
-    """Renamed boxes first, the reader's surest first; then tiles labelled twice, boxes read on
-    no label, labels read on no box."""
-    return sorted(found, key=lambda d: (KINDS.index(d.kind), -d.p, d.image, d.line))
+def rank(d: Disagreement) -> tuple[int, float, str, int]:
+    """The order of the list: renamed boxes first, the reader's surest first; then tiles
+    labelled twice, boxes read on no label, labels read on no box."""
+    return (KINDS.index(d.kind), -d.p, d.image, d.line)
 
 
 def label_lines(path: Path) -> list[int]:
@@ -174,6 +174,6 @@ __all__ = [
     "crop",
     "label_lines",
     "photo_disagreements",
-    "ranked",
+    "rank",
     "write_review",
 ]

@@ -112,12 +112,10 @@ def _eval(args: argparse.Namespace) -> int:
 def _write_review(out: Path, review: Any) -> list[str]:
     from collections import Counter
 
-    from hupai.disagreements import ranked, write_review
+    from hupai.disagreements import KINDS, rank, write_review
 
-    order = {id(d): k for k, (d, _) in enumerate(review)}
-    found = ranked([d for d, _ in review])
-    crops = [review[order[id(d)]][1] for d in found]
-    files = write_review(out, found, crops)
-    kinds = Counter(d.kind for d in found)
-    summary = ", ".join(f"{kinds[k]} {k}" for k in ("renamed", "twice", "unlabelled", "unread"))
+    pairs = sorted(review, key=lambda pair: rank(pair[0]))
+    files = write_review(out, [d for d, _ in pairs], [crop for _, crop in pairs])
+    kinds = Counter(d.kind for d, _ in pairs)
+    summary = ", ".join(f"{kinds[k]} {k}" for k in KINDS)
     return [f"disagreements with the labels: {summary} → {files[0]} and {len(files) - 1} sheet(s)"]
