@@ -62,7 +62,8 @@ def main() -> int:
 
     namer = Namer(args.namer, threads=args.threads)
     size = namer.input_size
-    real_val = CropSet.load(crop_paths(NamerConfig(data=str(args.data)))["real-val"])
+    crops = crop_paths(NamerConfig(data=str(args.data), real=str(ROOT / "data" / "real")))
+    real_val = CropSet.load(crops["real-val"])
     inputs = centre_inputs(real_val.images, size)
     sample = inputs[: args.n]
     namer.name_crops(sample[:32])  # warm up

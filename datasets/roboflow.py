@@ -130,8 +130,8 @@ class ImportReport:
     leaks_removed: list[dict[str, Any]] = field(default_factory=list)
     heldout_near_duplicates: list[dict[str, Any]] = field(default_factory=list)
     resplit: dict[str, Any] | None = None
-    #: the label corrections applied (:mod:`hupai.datasets.corrections`): their file, boxes
-    #: renamed and dropped by split, and how many name files this export does not hold
+    #: the label corrections applied (:mod:`hupai.datasets.corrections`): their file, the boxes
+    #: renamed and dropped by split, and how many correct files this export does not hold
     corrections: dict[str, Any] | None = None
 
     def summary(self) -> str:
