@@ -43,6 +43,7 @@ from numpy.typing import NDArray
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from hupai.datasets.corrections import corrected_tile, photo_corrections  # noqa: E402
 from hupai.datasets.synth import effects  # noqa: E402
 from hupai.datasets.synth.layout import HandPlan, MeldKind, random_hand  # noqa: E402
 from hupai.datasets.synth.surfaces import table_texture  # noqa: E402
@@ -106,10 +107,12 @@ def context_of(i: int) -> tuple[str, dict[str, Any]]:
 
 def load_faces(folder: Path = CAMERASH) -> dict[Tile, list[Path]]:
     """Each tile's camerash photos (labels.csv: ``image,tile``)."""
+    fixes = photo_corrections(folder / "labels.csv")  # label errors checked by eye
     faces: dict[Tile, list[Path]] = {}
     with (folder / "labels.csv").open() as f:
         for row in csv.DictReader(f):
-            faces.setdefault(Tile.parse(row["tile"]), []).append(folder / "images" / row["image"])
+            tile = Tile.parse(corrected_tile(fixes, row["image"], row["tile"]))
+            faces.setdefault(tile, []).append(folder / "images" / row["image"])
     return faces
 
 

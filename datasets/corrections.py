@@ -9,7 +9,9 @@ corrections to what it writes and says so in its report, and ``--no-corrections`
 the labels as published.
 
 The corrections of an export ship with hupai (``label_corrections/*.json``, found by the
-export's Roboflow workspace, project and version: :func:`corrections_for`).
+export's Roboflow workspace, project and version: :func:`corrections_for`). Single-tile
+photos listed in a ``labels.csv`` (``image,tile``: the camerash set, measure only) have theirs
+too, found by the file's SHA-256 (:func:`photo_corrections`).
 
 >>> fix = BoxCorrection("valid/labels/a.txt", 3, "5p", "4p", "four dots")
 >>> fix.key, fix.drops
@@ -143,12 +145,50 @@ def corrections_for(data_yaml: Path, folder: Path = PACKAGED) -> Path | None:
     return None
 
 
+def photo_corrections(labels_csv: Path, folder: Path = PACKAGED) -> dict[str, tuple[str, str]]:
+    """The corrections shipped for a ``labels.csv`` of single-tile photos (``image,tile``),
+    recognised by its SHA-256 (``labels_sha256`` in a file of ``folder``): image → (its
+    published tile, the right one); empty for any other file.
+
+    >>> photo_corrections(Path("no-such/labels.csv"))
+    {}
+    """
+    import hashlib
+
+    try:
+        digest = hashlib.sha256(Path(labels_csv).read_bytes()).hexdigest()
+    except OSError:
+        return {}
+    for path in sorted(folder.glob("*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if doc.get("labels_sha256") == digest:
+            return {str(p["image"]): (str(p["was"]), str(p["now"])) for p in doc["photos"]}
+    return {}
+
+
+def corrected_tile(fixes: dict[str, tuple[str, str]], image: str, tile: str) -> str:
+    """``tile``, or the tile a correction of ``image`` names (a correction of another
+    published tile is an error: the labels are not those it was made for).
+
+    >>> corrected_tile({"1.jpg": ("8m", "8p")}, "1.jpg", "8m"), corrected_tile({}, "1.jpg", "8m")
+    ('8p', '8m')
+    """
+    if image not in fixes:
+        return tile
+    was, now = fixes[image]
+    if tile != was:
+        raise CorrectionsError(f"{image} is labelled {tile}; its correction expects {was}")
+    return now
+
+
 __all__ = [
     "PACKAGED",
     "BoxCorrection",
     "Corrections",
     "CorrectionsError",
+    "corrected_tile",
     "corrections_for",
     "export_id",
     "load_corrections",
+    "photo_corrections",
 ]

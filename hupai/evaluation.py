@@ -311,6 +311,7 @@ def run_crops(
     import csv
     from collections import Counter
 
+    from hupai.datasets.corrections import CorrectionsError, corrected_tile, photo_corrections
     from hupai.datasets.names import hupai_class
     from hupai.vision.detector import ImageError, load_image
     from hupai.vision.namer import REJECT, Namer, crop_box
@@ -320,10 +321,15 @@ def run_crops(
         raise DatasetError(f"{folder}: no labels.csv (image,tile) in it")
     the_namer = Namer(namer, threads=threads)
     images_dir = folder / "images" if (folder / "images").is_dir() else folder
+    fixes = photo_corrections(labels)  # label errors checked by eye, for this very file
     rows = []
     with labels.open(newline="", encoding="utf-8") as f:
         for k, row in enumerate(csv.DictReader(f), start=2):
-            cls = hupai_class(str(row.get("tile", "")))
+            try:
+                tile = corrected_tile(fixes, str(row.get("image", "")), str(row.get("tile", "")))
+            except CorrectionsError as exc:
+                raise DatasetError(f"{labels}:{k}: {exc}") from None
+            cls = hupai_class(tile)
             if cls is None or not row.get("image"):
                 raise DatasetError(f"{labels}:{k}: '{row.get('tile')}' is not a tile name")
             rows.append((images_dir / str(row["image"]), cls))

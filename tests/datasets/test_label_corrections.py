@@ -165,3 +165,40 @@ def test_the_shipped_corrections_fit_the_real_export(tmp_path: Path) -> None:
     assert report.corrections is not None and report.corrections["elsewhere"] == 0
     assert report.corrections["renamed"] == {"val": 135}
     assert report.corrections["dropped"] == {"val": 4}
+
+
+# -- single-tile photos (labels.csv: image,tile), found by the file's digest -----------------
+
+
+def test_photo_corrections_are_found_by_the_labels_files_digest(tmp_path: Path) -> None:
+    import hashlib
+
+    from hupai.datasets.corrections import corrected_tile, photo_corrections
+
+    labels = tmp_path / "labels.csv"
+    labels.write_text("image,tile\n1.jpg,8m\n2.jpg,3p\n")
+    digest = hashlib.sha256(labels.read_bytes()).hexdigest()
+    fixes_dir = tmp_path / "fixes"
+    fixes_dir.mkdir()
+    photos = [{"image": "1.jpg", "was": "8m", "now": "8p", "why": "eight dots"}]
+    (fixes_dir / "set.json").write_text(json.dumps({"labels_sha256": digest, "photos": photos}))
+    fixes = photo_corrections(labels, fixes_dir)
+    assert corrected_tile(fixes, "1.jpg", "8m") == "8p"
+    assert corrected_tile(fixes, "2.jpg", "3p") == "3p"
+    labels.write_text("image,tile\n1.jpg,8m\n")  # another file: its corrections are not these
+    assert photo_corrections(labels, fixes_dir) == {}
+
+
+CAMERASH = REAL_EXPORT.parent / "camerash-tiles"
+
+
+@pytest.mark.skipif(not CAMERASH.is_dir(), reason="the camerash photos are not beside the checkout")
+def test_the_shipped_camerash_corrections_fit_its_labels() -> None:
+    import csv
+
+    from hupai.datasets.corrections import photo_corrections
+
+    fixes = photo_corrections(CAMERASH / "labels.csv")
+    with (CAMERASH / "labels.csv").open() as f:
+        published = {row["image"]: row["tile"] for row in csv.DictReader(f)}
+    assert fixes and all(published[image] == was for image, (was, _) in fixes.items())
