@@ -68,6 +68,7 @@ DOUBTS = frozenset(
         "win_tile_not_in_hand",
         "gap",
         "tile_in_room",
+        "kong_or_apart",
     }
 )
 

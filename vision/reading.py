@@ -43,7 +43,14 @@ from hupai.vision.detections import (
 )
 from hupai.vision.detector import Detector, Image
 from hupai.vision.images import MAX_PIXELS
-from hupai.vision.layout import CalledFrom, MeldShape, Role, analyse, missing_tiles
+from hupai.vision.layout import (
+    CalledFrom,
+    HandLayout,
+    MeldShape,
+    Role,
+    analyse,
+    missing_tiles,
+)
 from hupai.vision.namer import REJECT, Namer, NamerError
 from hupai.vision.passes import FINDER_CONF, detect_photo, featureless
 from hupai.vision.result import WARNING_CODES, Reading, ReadingWarning, ReadMeld
@@ -535,6 +542,7 @@ def build_reading(
     flowers = [tile(i) for g in layout.role_of(Role.FLOWERS) for i in g.tiles]
     set_apart_idx = [i for g in layout.role_of(Role.SET_APART) for i in g.tiles]
     set_apart = [tile(i) for i in set_apart_idx if det.class_id[i] != BACK]
+    warnings += _kong_or_apart(layout, det)
     stray = [i for g in layout.role_of(Role.STRAY) for i in g.tiles]
     if stray:
         shown = " ".join(CLASS_NAMES[int(det.class_id[i])] for i in stray)
@@ -617,6 +625,30 @@ def build_reading(
             },
         },
     )
+
+
+def _kong_or_apart(layout: HandLayout, det: Detections) -> list[ReadingWarning]:
+    """A tile set apart (an indicator or fishing tile) in the row of a pung of its own kind:
+    it may be the meld's fourth tile, a kong the layout split (the camerash composites: an
+    exposed kong of 發 read as a pung and a fishing 發, scored confidently and wrong)."""
+    out = []
+    for apart in layout.role_of(Role.SET_APART):
+        for meld in layout.role_of(Role.MELD):
+            kinds = {int(det.class_id[i]) for i in meld.tiles}
+            if meld.row != apart.row or meld.meld is not MeldShape.PUNG or len(kinds) != 1:
+                continue
+            same = [i for i in apart.tiles if int(det.class_id[i]) in kinds]
+            if same:
+                name = CLASS_NAMES[kinds.pop()]
+                out.append(
+                    ReadingWarning(
+                        "kong_or_apart",
+                        f"a {name} set apart lies in the row of a pung of {name}: "
+                        "is it the meld's fourth tile (a kong)?",
+                        (*same, *meld.tiles),
+                    )
+                )
+    return out
 
 
 def _along(det: Detections, angle: float) -> NDArray[np.float64]:

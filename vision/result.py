@@ -40,6 +40,9 @@ WARNING_CODES: dict[str, str] = {
     "every tile was found, or lay the row with its tiles touching and reshoot.",
     "tile_in_room": "A marked tile was read where a row leaves room for one and the finder was "
     "unsure of it (a blank white dragon, a tile low in contrast): check it.",
+    "kong_or_apart": "A tile set apart lies in the row of a pung of the same tile: if it is the "
+    "meld's fourth tile, lay the kong's four tiles together; if it is an indicator or fishing "
+    "tile, set it further apart.",
 }
 
 

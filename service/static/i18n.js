@@ -493,6 +493,7 @@ const ADVICE_TEXT = {
     unplaced_tiles: "Keep only the winning hand, its melds, flowers and the indicator or fishing tiles in the picture.",
     gap: "A tile may be missing at the dashed box (a row leaves room for one, or a tile there was seen but not read): add it with +, or lay the tiles touching and reshoot.",
     tile_in_room: "A marked tile was read where a row leaves room for one, though the finder was unsure of it (a blank white dragon, a tile low in contrast): check it, and tap it to fix it.",
+    kong_or_apart: "A tile set apart lies beside a pung of the same tile: if it belongs to the meld (a kong), lay the four together and reshoot, or fix the meld below; if it is an indicator or fishing tile, set it further apart.",
   },
   zh: {
     no_tiles: "请离近一些、在光线好的地方拍，牌面朝上。",
@@ -508,6 +509,7 @@ const ADVICE_TEXT = {
     unplaced_tiles: "照片里只留胡牌的手牌、副露、花牌和翻牌或钓鱼牌。",
     gap: "虚线框处可能漏认了一张牌（一排牌中间空出一张的位置，或看到了却没认出的牌）：用 + 补上，或者把牌挨着摆好重拍。",
     tile_in_room: "标出的牌是在一排牌空出的位置上认出的，但找牌时没把握（比如空白的白板、颜色很淡的牌）：请检查，点一下就能改。",
+    kong_or_apart: "一张单独放出的牌挨着同样的一组碰：如果它是这组的第四张（杠），把四张摆在一起重拍，或者在下面修改副露；如果是翻牌或钓鱼牌，请放得更开一些。",
   },
 };
 // Why a score read from a photo is not confident (the answer's `doubts`, by code).
@@ -540,6 +542,7 @@ const WARNING_TEXT = {
     unplaced_tiles: "有的牌不在手牌、副露或翻牌的位置上",
     gap: "虚线框处可能漏认了一张牌",
     tile_in_room: "有的牌是在空位上补认出的，请检查",
+    kong_or_apart: "单独的牌挨着同样的碰，可能是杠",
   },
 };
 const REASON_TEXT = {

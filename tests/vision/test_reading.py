@@ -58,6 +58,28 @@ def test_concealed_kong_counts_four_of_its_face() -> None:
     assert "tile_count" not in r.codes
 
 
+def test_a_tile_set_apart_in_the_row_of_a_pung_of_its_kind_doubts_the_reading() -> None:
+    """An exposed kong whose fourth tile lies a little off (the camerash composites: read as a
+    pung and a fishing tile, and scored so, confidently)."""
+    s = Scene()
+    hand_row(s, "123m456p789s2z", "2z")
+    x = s.run("6z", 0, -100)
+    s.run("666z", x + 22, -100, sideways={0})
+    r = read(s)
+    assert [(m.kind, m.notation) for m in r.melds] == [("pung", "666z")]
+    (warning,) = [w for w in r.warnings if w.code == "kong_or_apart"]
+    assert len(warning.tiles) == 4 and not r.confident
+
+
+def test_a_tile_set_apart_beside_a_pung_of_another_kind_is_no_doubt() -> None:
+    s = Scene()
+    hand_row(s, "123m456p789s2z", "2z")
+    x = s.run("5s", 0, -100)
+    s.run("666z", x + 22, -100, sideways={0})
+    r = read(s)
+    assert "kong_or_apart" not in r.codes and r.confident
+
+
 def test_warnings_tile_count_and_win_tile_assumed() -> None:
     s = Scene()
     s.run("123m456p789s112z", 0, 0)
