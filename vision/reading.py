@@ -94,7 +94,8 @@ __all__ = [
 #: rules last changed what a photo reads as. The labelling job reads a photo again where its
 #: manifest entry was read under other rules (15: a turned row's tiles in the first look's
 #: boxes, clutter weighed by where a box lies; 16: a tile read in a row's room; 17: a body
-#: the finder doubted just beyond a row's end, level with it, is a gap, and read).
+#: the finder doubted just beyond a row's end, level with it, is a gap, and read; a tile set
+#: apart in the row of a pung of its kind is doubted, kong_or_apart).
 READER_RULES = 17
 
 #: A box is not a tile when the namer gives "reject" at least this probability. Weighed with
