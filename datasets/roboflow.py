@@ -227,7 +227,6 @@ def _read_split(
                     )
                 if used is not None:
                     used.add(fix.key)
-                _count(report, split, "dropped" if fix.now is None else "renamed")
                 if fix.now is None:
                     continue
                 ours = class_by_name(fix.now)
@@ -238,12 +237,6 @@ def _read_split(
             continue
         samples.append(Sample(split, image, boxes, polygons))
     return samples
-
-
-def _count(report: ImportReport, split: str, what: str) -> None:
-    assert report.corrections is not None
-    tally = report.corrections[what]
-    tally[split] = tally.get(split, 0) + 1
 
 
 def _corrections(src: Path, corrections: Path | bool) -> Corrections | None:
@@ -260,21 +253,32 @@ def _corrections(src: Path, corrections: Path | bool) -> Corrections | None:
         raise RoboflowImportError(str(exc)) from None
 
 
-def _check_corrections_used(
-    src: Path, fixes: Corrections, used: set[tuple[str, int]], report: ImportReport
-) -> None:
-    """A correction of a file the export holds must have been applied (its line is there); one
-    of a file it does not hold (a cut of the export) is counted, not an error."""
-    assert report.corrections is not None
+def _corrections_applied(
+    src: Path, fixes: Corrections, used: set[tuple[str, int]]
+) -> dict[str, Any]:
+    """The report's account of the corrections: their file, the boxes renamed and dropped by
+    split, and how many are for files this export does not hold (a cut of it). A correction
+    of a file the export holds must have been applied (its line is there)."""
+    renamed: Counter[str] = Counter()
+    dropped: Counter[str] = Counter()
+    elsewhere = 0
     for key, fix in fixes.boxes.items():
         if key in used:
-            continue
-        if (src / fix.file).is_file():
+            split = SPLIT_NAMES[fix.file.split("/", 1)[0]]
+            (dropped if fix.drops else renamed)[split] += 1
+        elif (src / fix.file).is_file():
             raise RoboflowImportError(
                 f"{fixes.source}: {fix.file} has no box on line {fix.line} to correct "
                 "(pass --no-corrections to import the labels as published)"
             )
-        report.corrections["elsewhere"] += 1
+        else:
+            elsewhere += 1
+    return {
+        "file": str(fixes.source),
+        "renamed": dict(renamed),
+        "dropped": dict(dropped),
+        "elsewhere": elsewhere,
+    }
 
 
 def _check_photo_names(samples: list[Sample], report: ImportReport) -> list[Sample]:
@@ -388,18 +392,11 @@ def import_roboflow(
     fixes = _corrections(src, corrections)
     report = ImportReport(source=str(src), out=str(out))
     used: set[tuple[str, int]] = set()
-    if fixes is not None:
-        report.corrections = {
-            "file": str(fixes.source),
-            "renamed": {},
-            "dropped": {},
-            "elsewhere": 0,
-        }
     samples: list[Sample] = []
     for rf_split in rf_splits:
         samples += _read_split(src, rf_split, names, report, fixes, used)
     if fixes is not None:
-        _check_corrections_used(src, fixes, used, report)
+        report.corrections = _corrections_applied(src, fixes, used)
     samples = _check_photo_names(samples, report)
     _check_heldout_duplicates(samples, report)
     if resplit is not None:
