@@ -138,6 +138,11 @@ def crop(image: NDArray[np.uint8], d: Disagreement) -> NDArray[np.uint8]:
     return cell
 
 
+def new_or_empty(out: Path) -> bool:
+    """Whether a review may be written into ``out``: no such path yet, or an empty folder."""
+    return not out.exists() or (out.is_dir() and not any(out.iterdir()))
+
+
 def write_review(
     out: Path, found: Sequence[Disagreement], crops: Sequence[NDArray[np.uint8]]
 ) -> list[Path]:
@@ -146,7 +151,7 @@ def write_review(
     new or empty: nothing there is overwritten."""
     import cv2
 
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+    if not new_or_empty(out):
         raise FileExistsError(f"{out}: exists and is not an empty folder (nothing overwritten)")
     out.mkdir(parents=True, exist_ok=True)
     listing = out / "disagreements.json"
@@ -173,6 +178,7 @@ __all__ = [
     "Disagreement",
     "crop",
     "label_lines",
+    "new_or_empty",
     "photo_disagreements",
     "rank",
     "write_review",

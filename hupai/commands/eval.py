@@ -75,8 +75,11 @@ def _eval(args: argparse.Namespace) -> int:
     review = args.disagreements
     if review is not None and args.crops is not None:
         raise UserError("--disagreements: with a dataset folder of photos, not --crops")
-    if review is not None and review.exists() and (not review.is_dir() or any(review.iterdir())):
-        raise UserError(f"--disagreements {review}: exists and is not an empty folder")
+    if review is not None:
+        from hupai.disagreements import new_or_empty
+
+        if not new_or_empty(review):  # said before a single photo is read
+            raise UserError(f"--disagreements {review}: exists and is not an empty folder")
     figures: dict[str, Any]
     with as_user_error(DatasetError, ModelError, NamerError):
         if args.crops is not None:
