@@ -50,8 +50,10 @@ BGR = tuple[float, float, float]
 
 #: Bumped when a face of a given style is drawn otherwise (crop sets of generated faces carry it
 #: in their names, so that a set drawn before is not reused): 2 — painted flower pictures;
-#: 3 — English captions; 4 — birds drawn in lines (:data:`LINE_BIRDS`).
-FACES_VERSION = 4
+#: 3 — English captions; 4 — birds drawn in lines (:data:`LINE_BIRDS`); 6 — bold brush birds
+#: standing tall and the bird's own numeral 1 (:func:`bird_marks`; 5 was a brush-font family,
+#: reverted: its crop sets may still lie about under that number).
+FACES_VERSION = 6
 #: The canvas a face is drawn on, px (width, height; a 3:4 face). The renderer crops to the ink.
 CANVAS = (180, 240)
 #: Text is rasterised at this size, then fitted into its box.
@@ -116,21 +118,21 @@ FAMILIES: dict[str, Family] = {
         ("ukai-cn", "ukai-tw", "cwtex-kai", "wenkai", "wenkai-bold"),
         ("rings", "petals"),
         ("bone", "knots"),
-        ("sparrow", "ink-sparrow", "phoenix"),
+        ("sparrow", "ink-sparrow", "phoenix", "brush-sparrow"),
         ("blossom", "rose"),
     ),
     "song": Family(
         ("uming-cn", "uming-tw", "noto-serif-tc", "noto-serif-sc-bold", "noto-serif-hk-bold"),
         ("cross", "rings"),
         ("segmented", "bone"),
-        ("sparrow", "crane", "ink-sparrow", "phoenix"),
+        ("sparrow", "crane", "ink-sparrow", "phoenix", "brush-sparrow"),
         ("blossom", "leaves", "peony"),
     ),
     "hei": Family(
         ("zenhei", "microhei", "noto-sans-tc", "noto-sans-sc-bold", "noto-sans-jp-bold"),
         ("solid", "petals"),
         ("capsule", "knots"),
-        ("crane", "ink-sparrow", "phoenix"),
+        ("crane", "ink-sparrow", "phoenix", "brush-sparrow"),
         ("leaves", "rose", "peony"),
     ),
     # Held out of training: Japanese mincho and handwriting fonts, coins drawn as suns and
@@ -236,6 +238,10 @@ class SetStyle:
     captions: bool = False  # English words along the foot of honours, flowers, seasons
     bonus_chinese: bool = True  # a captioned flower keeps its Chinese character
     mark_ink: BGR = BLACK  # the captions' ink
+    # the 1 of bamboo's own small numeral 1 (many Chinese sets print it on the bird alone), drawn
+    # from the seed like the captions: "" (none), "left" or "right" (the top corner it is in)
+    bird_numeral: str = ""
+    bird_numeral_ink: BGR = BLACK
 
     @property
     def red_five(self) -> SetStyle:
@@ -313,7 +319,20 @@ def random_style(rng: Rng, families: Sequence[str] = TRAINING_FAMILIES) -> SetSt
         pip_scale=float(rng.uniform(0.85, 1.05)),
         seed=int(rng.integers(1 << 30)),
     )
-    return western_marks(style)
+    return bird_marks(western_marks(style))
+
+
+def bird_marks(style: SetStyle) -> SetStyle:
+    """About one set in three prints a small Arabic 1 in a top corner of its bird (conventions
+    §3: "a bird, sometimes with the numeral 1") — in red, black or the numerals' ink. Without
+    it a bird beside a 1 looked like nothing but a flower: a number in the corner over a
+    picture. Drawn from the seed (every other choice of the style stays as it was)."""
+    r = np.random.default_rng([style.seed, 36])
+    if r.random() >= 0.35:
+        return style
+    ink = _choice(r, (style.red, BLACK, style.numeral_ink, BLUE))
+    side = "left" if r.random() < 0.6 else "right"
+    return replace(style, bird_numeral=side, bird_numeral_ink=_ink(r, ink))  # type: ignore[arg-type]
 
 
 def western_marks(style: SetStyle) -> SetStyle:
@@ -713,6 +732,7 @@ def _draw_sticks(canvas: Canvas, style: SetStyle, n: int, rng: Rng) -> None:
     x1, y1, x2, y2 = _content_box(canvas)
     bw, bh = x2 - x1, y2 - y1
     if n == 1:
+        _bird_numeral(canvas, style)
         if style.bird == "stick":  # early sets: one bent string with a red knot
             main, acc = stick(style.stick_kind, round(0.22 * bw), round(0.85 * bh))
             main = _rotate(main, 8)
@@ -734,6 +754,20 @@ def _draw_sticks(canvas: Canvas, style: SetStyle, n: int, rng: Rng) -> None:
         cx, cy = x1 + px * bw, y1 + py * bh
         _place_centred(canvas, m, ink, cx, cy, style)
         _place_centred(canvas, a, style.red if ink != style.red else style.stick, cx, cy, style)
+
+
+def _bird_numeral(canvas: Canvas, style: SetStyle) -> None:
+    """The bird's own numeral 1 in a top corner (:func:`bird_marks`); the figure keeps the
+    rest of the face, as the sets that print it leave the corner free."""
+    if not style.bird_numeral:
+        return
+    x1, y1, x2, y2 = canvas.content
+    w, h = x2 - x1, y2 - y1
+    nx1 = x1 if style.bird_numeral == "left" else x2 - 0.2 * w
+    font = "latin" if style.seed % 2 else style.numeral_font  # a sans 1, or the set's own
+    box = (nx1, y1, nx1 + 0.2 * w, y1 + 0.18 * h)
+    _text_in(canvas, style, font, "1", style.bird_numeral_ink, box)
+    canvas.content = (x1, y1 + 0.1 * h, x2, y2)
 
 
 def _knot(mask: Mask) -> Mask:
@@ -820,7 +854,11 @@ def _lay_bird(canvas: Canvas, style: SetStyle, r: Rng, masks: list[Mask], inks: 
 #: outlined body with feathered wings, a crest and long tail plumes, upright or leaning, often on
 #: a perch (a phoenix: more and longer plumes). The filled cartoon birds of :func:`bird` alone
 #: taught the namer too little: a real set's line-drawn bird, small, read as a flower picture.
-LINE_BIRDS = ("ink-sparrow", "phoenix")
+LINE_BIRDS = ("ink-sparrow", "phoenix", "brush-sparrow")
+#: Line birds painted in bold brush strokes, standing tall and filling the face's height — the
+#: common bird of Chinese sets (thick red, green and blue strokes); thin birds on a perch alone
+#: left such a bird, small and blurred, to be read as a flower or a character.
+BOLD_BIRDS = ("brush-sparrow",)
 
 
 def _bezier(pts: Sequence[Sequence[float]], steps: int) -> np.ndarray:
@@ -845,16 +883,22 @@ def line_bird(canvas: Canvas, style: SetStyle) -> None:
     W, H = canvas.w * _SS, canvas.h * _SS
     bw, bh = x2 - x1, y2 - y1
     phoenix = style.bird == "phoenix"
+    bold = style.bird in BOLD_BIRDS
     t = max(_SS, (0.018 + 0.006 * style.stroke) * W * float(r.uniform(0.8, 1.3)))
+    if bold:
+        t *= float(r.uniform(2.0, 3.0))
     outline, accent, plumes = (np.zeros((H, W), np.float32) for _ in range(3))
     # the body leans from upright (a bird standing tall) to level
-    lean = math.radians(float(r.uniform(20, 75)))
+    lean = math.radians(float(r.uniform(55, 85) if bold else r.uniform(20, 75)))
     ux, uy = math.cos(lean), -math.sin(lean)  # tail → head
     cx, cy = x1 + bw * float(r.uniform(0.45, 0.6)), y1 + bh * float(r.uniform(0.42, 0.55))
     rl, rs = bw * float(r.uniform(0.2, 0.28)), bw * float(r.uniform(0.11, 0.16))
+    if bold:  # a tall bird: the body a third of the face's height, the tail to its foot
+        rl, rs = bh * float(r.uniform(0.16, 0.22)), bw * float(r.uniform(0.16, 0.22))
+        cy = y1 + bh * float(r.uniform(0.36, 0.46))
     angle = math.degrees(math.atan2(uy, ux))
     centre = (round(cx), round(cy))
-    if r.random() < 0.4:  # a body tinted in, outlined over it
+    if bold or r.random() < 0.4:  # a body tinted in, outlined over it
         cv2.ellipse(plumes, centre, (round(rl), round(rs)), angle, 0, 360, 1.0, -1)
     cv2.ellipse(outline, centre, (round(rl), round(rs)), angle, 0, 360, 1.0, round(t))
     for k in range(int(r.integers(3, 6))):  # the wing: nested feather strokes
@@ -889,7 +933,7 @@ def line_bird(canvas: Canvas, style: SetStyle) -> None:
             t,
         )
     n_plumes = int(r.integers(5, 9)) if phoenix else int(r.integers(3, 6))
-    reach = bh * (float(r.uniform(0.45, 0.6)) if phoenix else float(r.uniform(0.3, 0.42)))
+    reach = bh * (float(r.uniform(0.45, 0.6)) if phoenix or bold else float(r.uniform(0.3, 0.42)))
     bx, by = cx - ux * rl * 0.9, cy - uy * rl * 0.9
     for k in range(n_plumes):  # the tail: plumes fanned down and back, curling at the ends
         spread = (k - (n_plumes - 1) / 2) * float(r.uniform(0.12, 0.22))

@@ -91,10 +91,10 @@ def test_western_marks_change_no_other_choice_of_the_style() -> None:
     assert 0.15 < share < 0.35, share
 
 
-@pytest.mark.parametrize("kind", faces.LINE_BIRDS)
+@pytest.mark.parametrize("kind", sorted(set(faces.LINE_BIRDS) - set(faces.BOLD_BIRDS)))
 def test_a_line_drawn_bird_stands_tall_in_thin_strokes_of_several_inks(kind: str) -> None:
     for seed in range(6):
-        style = faces.replace(_style(seed), bird=kind, captions=False)
+        style = faces.replace(_style(seed), bird=kind, captions=False, bird_numeral="")
         glyph = faces.draw_face(style, 18)  # 1 of bamboo
         ink = glyph[:, :, 3] > 128
         ys, xs = np.nonzero(ink)
@@ -104,6 +104,41 @@ def test_a_line_drawn_bird_stands_tall_in_thin_strokes_of_several_inks(kind: str
         assert ink.sum() / box <= 0.3, f"seed {seed}: drawn filled, not in lines"
         colours = {tuple(c) for c in (glyph[ink][:, :3] // 32).tolist()}
         assert len(colours) >= 2, f"seed {seed}: one ink"
+
+
+def _ink_box(glyph: np.ndarray) -> tuple[float, float]:
+    """The glyph's ink: its box's height over width, and the share of that box it covers."""
+    ink = glyph[:, :, 3] > 128
+    ys, xs = np.nonzero(ink)
+    h, w = ys.max() - ys.min(), xs.max() - xs.min()
+    return float(h / w), float(ink.sum() / (h * w))
+
+
+@pytest.mark.parametrize("kind", faces.BOLD_BIRDS)
+def test_a_bold_bird_stands_tall_in_heavier_strokes_than_a_thin_one(kind: str) -> None:
+    for seed in range(6):
+        style = faces.replace(_style(seed), captions=False, bird_numeral="")
+        bold = faces.draw_face(faces.replace(style, bird=kind), 18)
+        thin = faces.draw_face(faces.replace(style, bird="ink-sparrow"), 18)
+        (bold_tall, bold_ink), (_, thin_ink) = _ink_box(bold), _ink_box(thin)
+        assert bold_tall >= 1.2 and bold_ink > thin_ink, f"seed {seed}: {bold_tall:.2f}"
+
+
+def test_bird_marks_change_no_other_choice_of_the_style() -> None:
+    for seed in range(30):
+        style = _style(seed)
+        unmarked = faces.replace(style, bird_numeral="", bird_numeral_ink=faces.BLACK)
+        assert faces.bird_marks(unmarked) == style
+    share = np.mean([bool(_style(s).bird_numeral) for s in range(300)])
+    assert 0.25 < share < 0.45, share
+
+
+def test_a_birds_numeral_is_drawn_on_the_one_of_bamboo_alone() -> None:
+    style = faces.replace(_style(4), bird="ink-sparrow", captions=False, bird_numeral="")
+    marked = faces.replace(style, bird_numeral="left", bird_numeral_ink=faces.RED)
+    assert not np.array_equal(faces.draw_face(marked, 18), faces.draw_face(style, 18))
+    for cls in (0, 19, 27, 34):  # 1m, 2s, east, the first flower
+        assert np.array_equal(faces.draw_face(marked, cls), faces.draw_face(style, cls))
 
 
 def test_simplified_and_traditional_forms_differ() -> None:
