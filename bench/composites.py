@@ -17,7 +17,8 @@ true hand scored with the same context (Shaanxi, a discard; Nanning, self-drawn)
 * tiles: exact-read, the confident share and how exact it is (confident exact);
 * scores: the share of photos scored confident and, of those, the share **wrong** (tiles or
   deltas not the true hand's) — the issue's "synthetic winning-hand photos scored: confident
-  and wrong".
+  and wrong" —, and how many of them had tiles doubted for their names alone that the hand's
+  shape settled (:func:`hupai.vision.trust.settled_by_shape`), and how many of those are wrong.
 
 Concealed and added kongs are laid as exposed kongs (camerash has no face-down tiles); no
 indicator or fishing tiles; no flowers (neither city plays them); Nanning's chows concealed.
@@ -307,7 +308,7 @@ def measure(composites: list[Composite], model: str | None, namer: str | None) -
 
     detector = Detector(model, threads=1)
     the_namer = Namer(namer, threads=1) if namer else default_namer(1)
-    exact = confident = confident_exact = scored = sure = sure_wrong = 0
+    exact = confident = confident_exact = scored = sure = sure_wrong = settled = settled_wrong = 0
     for k, c in enumerate(composites):
         reading = read_image(c.image, detector=detector, namer=the_namer)
         right = Counter(reading.detections.class_id.tolist()) == Counter(cls for cls, _ in c.labels)
@@ -328,7 +329,11 @@ def measure(composites: list[Composite], model: str | None, namer: str | None) -
         if not doubts:
             sure += 1
             same_tiles = _tiles(request) == _tiles(c.request_fields(WINNER))
-            sure_wrong += not (same_tiles and result and result["deltas"] == truth["deltas"])
+            wrong = not (same_tiles and result and result["deltas"] == truth["deltas"])
+            sure_wrong += wrong
+            # confident tiles or not: the rest were settled by the hand's shape
+            settled += not reading.confident
+            settled_wrong += wrong and not reading.confident
     n = max(len(composites), 1)
     return {
         "photos": len(composites),
@@ -338,6 +343,8 @@ def measure(composites: list[Composite], model: str | None, namer: str | None) -
         "scored (true hand valid)": scored,
         "score confident share": sure / scored if scored else None,
         "score confident and wrong": sure_wrong / sure if sure else None,
+        "  of them settled by the shape": settled / sure if sure else None,
+        "  settled and wrong": settled_wrong / settled if settled else None,
     }
 
 

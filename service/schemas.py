@@ -114,7 +114,8 @@ class Reading(BaseModel):
     detections: dict[str, list[Any]] = Field(
         description="columnar: xyxy, class_id, class_name, confidence (the chosen name's "
         "probability), alternatives (per tile: up to 3 names with probabilities, the chosen "
-        "one first), role, sideways, check (the tile needs a look)"
+        "one first), role, sideways, check (the tile needs a look), check_reasons (why: "
+        "name, clutter, doubled, warned)"
     )
     alternatives: dict[str, list[list[dict[str, Any]]]] = Field(
         default_factory=dict,

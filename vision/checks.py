@@ -73,6 +73,50 @@ DOUBTS = frozenset(
 )
 
 
+#: Why a tile needs a check (:func:`check_reasons`): its name is unsure (``name``), its box may
+#: be clutter (``clutter``), it lies mostly inside another box (``doubled``), or a warning that
+#: doubts the photo names it (``warned``). Only ``name`` may be settled by the hand's shape
+#: (:func:`hupai.vision.trust.score_doubts`): the others say the box itself may be wrong.
+CHECK_REASONS = ("name", "clutter", "doubled", "warned")
+
+
+def check_reasons(
+    det: Detections,
+    box_confidence: NDArray[np.float64] | None,
+    warnings: tuple[ReadingWarning, ...] | list[ReadingWarning],
+    check_below: float = CHECK_BELOW,
+    reject: NDArray[np.float64] | None = None,
+) -> tuple[tuple[str, ...], ...]:
+    """Per detection, why a player should look at it (:data:`CHECK_REASONS`; empty: no
+    check): an unsure name (under ``check_below``: the namer's calibrated threshold,
+    :attr:`hupai.vision.namer.NamerManifest.check_below`), a box that may be clutter (the
+    finder's score times the namer's 1 - ``reject``, under :data:`BOX_CHECK_BELOW`), a box
+    lying mostly inside another (:func:`doubled`), or a tile a doubting warning names.
+
+    >>> det = Detections.make([[0, 0, 10, 14], [12, 0, 22, 14]], [0, 1], [0.99, 0.7])
+    >>> check_reasons(det, np.array([0.7, 0.5]), (), reject=np.array([0.0, 0.3]))
+    ((), ('name', 'clutter'))
+    """
+    name = det.confidence < check_below
+    clutter = np.zeros(len(det), bool)
+    if box_confidence is not None and len(box_confidence) == len(det):
+        tile = 1.0 if reject is None or len(reject) != len(det) else 1.0 - reject
+        cut = np.where(det.class_id == WHITE_DRAGON, WHITE_DRAGON_BOX_CHECK_BELOW, BOX_CHECK_BELOW)
+        clutter = box_confidence * tile < cut
+    twice = doubled(det.xyxy)
+    named = {i for w in warnings if w.code in DOUBTS for i in w.tiles}
+    return tuple(
+        tuple(
+            code
+            for code, why in zip(
+                CHECK_REASONS, (name[i], clutter[i], twice[i], i in named), strict=True
+            )
+            if why
+        )
+        for i in range(len(det))
+    )
+
+
 def tiles_to_check(
     det: Detections,
     box_confidence: NDArray[np.float64] | None,
@@ -80,24 +124,14 @@ def tiles_to_check(
     check_below: float = CHECK_BELOW,
     reject: NDArray[np.float64] | None = None,
 ) -> tuple[int, ...]:
-    """Detections a player should look at: an unsure name (under ``check_below``: the namer's
-    calibrated threshold, :attr:`hupai.vision.namer.NamerManifest.check_below`), a box that
-    may be clutter (the finder's score times the namer's 1 - ``reject``, under
-    :data:`BOX_CHECK_BELOW`), a box lying mostly inside another (:func:`doubled`), or a tile
-    a warning names.
+    """Detections a player should look at: those with a reason (:func:`check_reasons`).
 
     >>> det = Detections.make([[0, 0, 10, 14], [12, 0, 22, 14]], [0, 1], [0.99, 0.99])
     >>> tiles_to_check(det, np.array([0.7, 0.5]), (), reject=np.array([0.0, 0.3]))
     (1,)
     """
-    check = det.confidence < check_below
-    if box_confidence is not None and len(box_confidence) == len(det):
-        tile = 1.0 if reject is None or len(reject) != len(det) else 1.0 - reject
-        cut = np.where(det.class_id == WHITE_DRAGON, WHITE_DRAGON_BOX_CHECK_BELOW, BOX_CHECK_BELOW)
-        check |= box_confidence * tile < cut
-    check |= doubled(det.xyxy)
-    named = {i for w in warnings if w.code in DOUBTS for i in w.tiles}
-    return tuple(int(i) for i in range(len(det)) if check[i] or i in named)
+    reasons = check_reasons(det, box_confidence, warnings, check_below, reject)
+    return tuple(i for i, why in enumerate(reasons) if why)
 
 
 def doubled(xyxy: NDArray[np.float64], above: float | None = None) -> NDArray[np.bool_]:

@@ -27,9 +27,9 @@ from hupai.vision.checks import (
     CHECK_BELOW,
     LOW_CONFIDENCE,
     SMALL_TILE_PX,
+    check_reasons,
     checks,
     is_confident,
-    tiles_to_check,
 )
 from hupai.vision.classes import BACK, CLASS_NAMES, WHITE_DRAGON, tile_of
 from hupai.vision.clutter import CLUTTER_ABOVE, clutter_scores
@@ -579,13 +579,14 @@ def build_reading(
     loose = [tile(i) for i in stray if det.class_id[i] != BACK]
     warnings += checks(det, photo_det, hand, melds, flowers, set_apart, loose, (w, h), to_image)
     check_below = CHECK_BELOW if names is None else names.check_below
-    check = tiles_to_check(
+    reasons = check_reasons(
         det,
         None if names is None else names.box_confidence,
         warnings,
         check_below,
         None if names is None else names.reject,
     )
+    check = tuple(i for i, why in enumerate(reasons) if why)
     return Reading(
         source=source,
         width=w,
@@ -606,6 +607,7 @@ def build_reading(
         alternatives=None if names is None else names.alternatives,
         alternative_probs=None if names is None else names.alternative_probs,
         check=check,
+        check_reasons=reasons,
         confident=is_confident(det, warnings, check),
         gaps=gaps,
         extra={

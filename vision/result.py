@@ -108,6 +108,9 @@ class Reading:
     alternative_probs: NDArray[np.float64] | None = None
     #: detections a player should check (:func:`hupai.vision.checks.tiles_to_check`)
     check: tuple[int, ...] = ()
+    #: per detection, why it is to be checked (:data:`hupai.vision.checks.CHECK_REASONS`;
+    #: empty: it is not)
+    check_reasons: tuple[tuple[str, ...], ...] = ()
     #: the whole photo can be trusted as read: no tile to check, no doubt about the layout
     confident: bool = False
     #: boxes in the photo (k, 4) where a row has room for a tile that was not found
@@ -134,6 +137,13 @@ class Reading:
             for c, p in zip(self.alternatives[i], self.alternative_probs[i], strict=True)
             if int(c) < len(CLASS_NAMES)
         ]
+
+    def reasons_of(self, i: int) -> tuple[str, ...]:
+        """Why detection ``i`` is to be checked (empty: it is not); a reading built without
+        reasons says ``warned`` for each tile it checks."""
+        if i < len(self.check_reasons):
+            return self.check_reasons[i]
+        return ("warned",) if i in self.check else ()
 
     def indicator_or_fishing(self, city: str | None = None) -> dict[str, Any]:
         """The set-apart tiles as the city's request field: ``indicator`` (one flipped
@@ -210,6 +220,7 @@ class Reading:
                 "alternatives": [self.alternatives_of(i) for i in range(len(self.detections))],
                 "role": list(self.roles),
                 "check": [i in self.check for i in range(len(self.detections))],
+                "check_reasons": [list(self.reasons_of(i)) for i in range(len(self.detections))],
                 "sideways": [bool(x) for x in self.layout.sideways],
             },
             "alternatives": self.place_alternatives(),

@@ -1,6 +1,11 @@
 """Whether a score read from a photo can be trusted: the tiles were read with confidence
 **and** they make a complete winning hand for the city with the context given.
 
+A tile doubted for its name alone is settled by the hand's shape when the hand as read wins
+and no other name the namer gave it would (:func:`settled_by_shape`): a misread tile seldom
+leaves a winning hand winning, and never when the namer's other names for it are the ones
+that would.
+
 A reading's ``confident`` speaks of tiles only (photos that are not hands keep that
 meaning: ``hupai read``, ``hupai label``). A *score* is confident only when, besides, the
 scorer took the hand — the tile count with kongs is right, the tiles decompose into a winning
@@ -19,13 +24,24 @@ it is not is a :class:`Doubt`, with a code the page words in its own language.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from hupai.scoring import ScoringInputError, result_to_dict, score
-from hupai.scoring.tiles import parse_tiles
+from hupai.scoring.tiles import format_tiles, parse_tiles
 from hupai.vision.result import Reading
+
+#: The only warnings a reading settled by the hand's shape may carry: any other says the photo's
+#: layout was read with trouble (a meld not made out, tiles left over, a tile set apart that may
+#: belong to a meld), and a doubt about a name there was often not the photo's only error
+#: (camerash composites: an exposed pung of 4p read as an added kong of 2p, its meld
+#: ``unreadable``, while the tile doubted was a 2z of the hand).
+SETTLES_WITH = frozenset({"win_tile_assumed", "tiles_small"})
+#: At most this many tiles doubted for their names are settled by the hand's shape: each
+#: more multiplies the other hands to try, and a hand with many unsure names is worth a look.
+SETTLE_AT_MOST = 2
 
 #: Reading warnings that say nothing about the tiles' names: they do not make a score doubtful
 #: by themselves (the structure is judged by the scorer, the winning tile below).
@@ -63,7 +79,8 @@ def score_doubts(
     ``request`` the request scored, ``result`` its result (None when the scorer refused the
     tiles, saying ``score_error``). Empty: the score is confident."""
     doubts: list[Doubt] = []
-    if not reading.get("confident"):
+    valid = result is not None and bool(result.get("valid"))
+    if not reading.get("confident") and not (valid and settled_by_shape(reading, request, scorer)):
         codes = sorted({str(w.get("code")) for w in reading.get("warnings", [])} - NOT_ABOUT_TILES)
         why = f" ({', '.join(codes)})" if codes else ""
         doubts.append(Doubt("tiles_unsure", f"some tiles may be misread{why}: check them"))
@@ -87,6 +104,95 @@ def score_doubts(
                 )
             )
     return tuple(doubts)
+
+
+def settled_by_shape(
+    reading: Mapping[str, Any],
+    request: Mapping[str, Any],
+    scorer: Callable[[Mapping[str, Any]], dict[str, Any]] = score_dict,
+) -> bool:
+    """Whether the hand's shape settles every doubt of a reading that is not confident: no
+    warning but those of :data:`SETTLES_WITH`, every tile to check is doubted for its name alone
+    (``check_reasons`` ``["name"]``), lies in the hand or a meld, and there are at most
+    :data:`SETTLE_AT_MOST` of them — and the request (the hand as read, which the caller
+    found winning) wins with no other of the names the namer gave them: any other choice of
+    names either is refused or is not a winning hand.
+
+    >>> reading = {"warnings": [], "melds": [], "detections": {
+    ...     "class_name": ["1m", "2m", "3m"], "role": ["hand", "hand", "hand"],
+    ...     "check_reasons": [[], ["name"], []],
+    ...     "alternatives": [[{"tile": "1m"}], [{"tile": "2m"}, {"tile": "5m"}], [{"tile": "3m"}]]}}
+    >>> wins = lambda r: {"valid": "123m" in r["hand"]}
+    >>> settled_by_shape(reading, {"hand": "123m", "win_tile": "3m"}, wins)
+    True
+    >>> settled_by_shape(reading, {"hand": "123m", "win_tile": "3m"}, lambda r: {"valid": True})
+    False
+    """
+    if any(w.get("code") not in SETTLES_WITH for w in reading.get("warnings", [])):
+        return False
+    det = reading.get("detections", {})
+    reasons = det.get("check_reasons")
+    if reasons is None:
+        return False
+    unsure = [i for i, why in enumerate(reasons) if why]
+    if not unsure or len(unsure) > SETTLE_AT_MOST:
+        return False
+    if any(list(reasons[i]) != ["name"] or det["role"][i] not in ("hand", "meld") for i in unsure):
+        return False
+    choices = [[a["tile"] for a in det["alternatives"][i]] for i in unsure]
+    if any(name == "back" for names in choices for name in names):
+        return False
+    for names in itertools.product(*choices):
+        changes = [(i, n) for i, n in zip(unsure, names, strict=True) if n != det["class_name"][i]]
+        if changes and any(_wins(r, scorer) for r in _renamed(reading, request, changes)):
+            return False
+    return True
+
+
+def _renamed(
+    reading: Mapping[str, Any], request: Mapping[str, Any], changes: list[tuple[int, str]]
+) -> list[dict[str, Any]]:
+    """The requests the photo would make with detections renamed (``changes``: index, name).
+    A hand tile of the winning tile's kind may be the winning tile itself or another copy:
+    both are tried."""
+    out: list[dict[str, Any]] = [dict(request)]
+    for i, name in changes:
+        was = reading["detections"]["class_name"][i]
+        step: list[dict[str, Any]] = []
+        for r in out:
+            if reading["detections"]["role"][i] == "hand":
+                hand = _swap(str(r.get("hand", "")), was, name)
+                step.append({**r, "hand": hand})
+                if r.get("win_tile") == was:
+                    step.append({**r, "hand": hand, "win_tile": name})
+                continue
+            melds = [dict(m) for m in r.get("melds", [])]
+            for k, meld in enumerate(reading.get("melds", [])):
+                if i in meld.get("detections", []) and k < len(melds):
+                    melds[k]["tiles"] = _swap(str(melds[k].get("tiles", "")), was, name)
+            step.append({**r, "melds": melds})
+        out = step
+    return out
+
+
+def _swap(notation: str, was: str, name: str) -> str:
+    """``notation`` with one ``was`` tile made ``name`` (unchanged if it has none)."""
+    try:
+        tiles = [str(t) for t in parse_tiles(notation)]
+        tiles[tiles.index(was)] = name
+        return format_tiles(parse_tiles("".join(tiles)))
+    except ValueError:
+        return notation
+
+
+def _wins(
+    request: Mapping[str, Any], scorer: Callable[[Mapping[str, Any]], dict[str, Any]]
+) -> bool:
+    """Whether the scorer takes ``request`` as a winning hand (a refusal is not one)."""
+    try:
+        return bool(scorer(request).get("valid"))
+    except ScoringInputError:
+        return False
 
 
 def _other_winning_tile(

@@ -90,3 +90,14 @@ def test_the_json_carries_the_flag_and_the_marks() -> None:
     d = _row(p).to_dict()
     assert d["confident"] is False
     assert d["detections"]["check"] == [i == 3 for i in range(len(HAND))]
+
+
+def test_each_marked_tile_says_why() -> None:
+    p, box, reject = [0.99] * len(HAND), [0.9] * len(HAND), [0.01] * len(HAND)
+    p[1] = CHECK_BELOW - 0.05
+    box[4], reject[4] = 0.55, 0.3  # clutter
+    r = _row(p, box, reject=reject, x0=-10)  # tile 0 cut by the border
+    assert r.check == (0, 1, 4)
+    assert [r.reasons_of(i) for i in r.check] == [("warned",), ("name",), ("clutter",)]
+    d = r.to_dict()["detections"]
+    assert d["check_reasons"][1] == ["name"] and d["check_reasons"][2] == []
