@@ -71,11 +71,13 @@ def _confident(
         checks.WHITE_DRAGON_BOX_CHECK_BELOW = box_below
     try:
         check = checks.tiles_to_check(
-            det,
-            frame["box_confidence"],
-            reading.warnings,
-            frame["check_below"],
-            frame["reject"] if reject else None,
+            checks.check_reasons(
+                det,
+                frame["box_confidence"],
+                reading.warnings,
+                frame["check_below"],
+                frame["reject"] if reject else None,
+            )
         )
     finally:
         (

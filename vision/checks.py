@@ -1,11 +1,11 @@
 """What a reading checks before it is trusted: copies, the hand's size, uncertain names,
 tiles cut by the photo's border, tiles too small — each a :class:`ReadingWarning` — and
 whether the photo can be trusted as read (:func:`is_confident`): no tile needs a check
-(:func:`tiles_to_check`) and nothing in the layout looks incomplete.
+(:func:`check_reasons`, :func:`tiles_to_check`) and nothing in the layout looks incomplete.
 
 >>> from hupai.vision.detections import Detections
 >>> det = Detections.make([[0, 0, 10, 14], [12, 0, 22, 14]], [0, 1], [0.99, 0.6])
->>> tiles_to_check(det, None, ())
+>>> tiles_to_check(check_reasons(det, None, ()))
 (1,)
 >>> is_confident(det, (), (1,)), is_confident(det, (), ())
 (False, True)
@@ -117,20 +117,12 @@ def check_reasons(
     )
 
 
-def tiles_to_check(
-    det: Detections,
-    box_confidence: NDArray[np.float64] | None,
-    warnings: tuple[ReadingWarning, ...] | list[ReadingWarning],
-    check_below: float = CHECK_BELOW,
-    reject: NDArray[np.float64] | None = None,
-) -> tuple[int, ...]:
-    """Detections a player should look at: those with a reason (:func:`check_reasons`).
+def tiles_to_check(reasons: tuple[tuple[str, ...], ...]) -> tuple[int, ...]:
+    """The detections a player should look at: those with a reason (:func:`check_reasons`).
 
-    >>> det = Detections.make([[0, 0, 10, 14], [12, 0, 22, 14]], [0, 1], [0.99, 0.99])
-    >>> tiles_to_check(det, np.array([0.7, 0.5]), (), reject=np.array([0.0, 0.3]))
-    (1,)
+    >>> tiles_to_check(((), ("name",), (), ("clutter", "doubled")))
+    (1, 3)
     """
-    reasons = check_reasons(det, box_confidence, warnings, check_below, reject)
     return tuple(i for i, why in enumerate(reasons) if why)
 
 

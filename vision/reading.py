@@ -30,6 +30,7 @@ from hupai.vision.checks import (
     check_reasons,
     checks,
     is_confident,
+    tiles_to_check,
 )
 from hupai.vision.classes import BACK, CLASS_NAMES, WHITE_DRAGON, tile_of
 from hupai.vision.clutter import CLUTTER_ABOVE, clutter_scores
@@ -586,7 +587,7 @@ def build_reading(
         check_below,
         None if names is None else names.reject,
     )
-    check = tuple(i for i, why in enumerate(reasons) if why)
+    check = tiles_to_check(reasons)
     return Reading(
         source=source,
         width=w,
