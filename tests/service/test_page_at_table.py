@@ -268,7 +268,9 @@ def test_the_tables_city_can_be_changed_and_every_hand_is_scored_again(
     add(page, None)
     # back to Guiyang: the first hand as it was; the honours hand kept but marked, in Chinese
     change_city(page, "guiyang", "已记 2 局")
-    assert hand_deltas(page)[1] == guiyang[1]
+    # the hands are scored again after the dialog closes: wait for the first one's deltas
+    first = page.locator("#hand-list li[data-ordinal='1'] .hand-deltas")
+    expect(first).to_have_text(guiyang[1])
     problem = page.locator("#hand-list li[data-ordinal='2']").get_by_test_id("hand-problem")
     expect(problem).to_be_visible()
     assert "贵阳麻将不用 1z 这种牌" in problem.inner_text(), problem.inner_text()
