@@ -324,7 +324,7 @@ def random_style(rng: Rng, families: Sequence[str] = TRAINING_FAMILIES) -> SetSt
 
 def bird_marks(style: SetStyle) -> SetStyle:
     """About one set in three prints a small Arabic 1 in a top corner of its bird (conventions
-    §3: "a bird, sometimes with the numeral 1") — in red, black or the numerals' ink. Without
+    §3: "a bird, sometimes with the numeral 1") — in red, black, blue or the numerals' ink. Without
     it a bird beside a 1 looked like nothing but a flower: a number in the corner over a
     picture. Drawn from the seed (every other choice of the style stays as it was)."""
     r = np.random.default_rng([style.seed, 36])
