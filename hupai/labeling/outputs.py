@@ -14,6 +14,7 @@ import csv
 import io
 import json
 import os
+from collections import Counter
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
@@ -37,7 +38,7 @@ from hupai.labeling.options import (
 from hupai.labeling.photos import Photo
 from hupai.labeling.read import reading_of, thumbnail
 from hupai.labeling.store import Store, atomic_write, sha256_bytes, sha256_file
-from hupai.vision.checks import DOUBTS
+from hupai.vision.checks import CHECK_REASONS, DOUBTS
 from hupai.vision.classes import CLASS_NAMES
 from hupai.vision.reading import Reading
 from hupai.vision.trust import review_score
@@ -189,6 +190,7 @@ def _collected(
                 "score": review,
                 "confident": reading.confident,
                 "doubts": sorted(set(reading.codes) & DOUBTS),
+                "marked": marked_tiles(reading),
             }
         )
         row = {
@@ -238,6 +240,14 @@ def _collected(
     if opts.previews:
         for rel in _contact_sheets(opts, store, outputs, done, names):
             report.outputs.append(rel)
+
+
+def marked_tiles(reading: Reading) -> dict[str, int]:
+    """How many tiles the reading marks for a check, by reason (``name``, ``clutter``,
+    ``doubled``, ``warned``: :data:`hupai.vision.checks.CHECK_REASONS`) — what a person
+    reviewing the photo should look at first."""
+    counts = Counter(why for i in reading.check for why in reading.reasons_of(i))
+    return {why: counts[why] for why in CHECK_REASONS if counts[why]}
 
 
 def _score_outcome(score: dict[str, Any]) -> str:

@@ -130,6 +130,33 @@ def test_the_report_ranks_the_photos_for_review_doubtful_first(labelled: dict[st
     assert all(r["doubts"] or r["confident"] or r["score"] == 0.0 for r in review)
 
 
+def test_the_report_says_why_tiles_are_marked_for_review(labelled: dict[str, Any]) -> None:
+    review = json.loads((labelled["out"] / "report.json").read_text())["review"]
+    reasons = {"name", "clutter", "doubled", "warned"}
+    assert all(set(r["marked"]) <= reasons for r in review)
+    assert all(n > 0 for r in review for n in r["marked"].values())
+
+
+def test_marked_tiles_are_counted_by_why() -> None:
+    import numpy as np
+
+    from hupai.labeling.outputs import marked_tiles
+    from hupai.vision.detections import Detections
+    from hupai.vision.reading import NamedTiles, build_reading
+
+    hand = [0, 1, 2, 12, 13, 14, 24, 25, 26, 27, 27, 28, 28, 28]
+    xy = [[60 + 36 * k, 300, 60 + 36 * k + 34, 346] for k in range(len(hand))]
+    p = [0.99] * len(hand)
+    p[2] = p[5] = 0.7  # two unsure names
+    box = np.array([0.9] * len(hand))
+    box[8] = 0.2  # a box the finder doubts: maybe clutter
+    det = Detections.make(xy, hand, p)
+    alt = np.array([[c, 0, 0] for c in hand], np.int64)
+    names = NamedTiles(det, alt, np.array([[q, 0, 0] for q in p]), box, 0.85, None)
+    reading = build_reading(det, None, 0.0, (800, 600), names=names)
+    assert marked_tiles(reading) == {"name": 2, "clutter": 1}
+
+
 def test_a_label_studio_task_scores_like_its_photos_review(labelled: dict[str, Any]) -> None:
     out = labelled["out"]
     review = {
