@@ -113,10 +113,10 @@ def settled_by_shape(
 ) -> bool:
     """Whether the hand's shape settles every doubt of a reading that is not confident: no
     warning but those of :data:`SETTLES_WITH`, every tile to check is doubted for its name alone
-    (``check_reasons`` ``["name"]``), lies in the hand or a meld, and there are at most
-    :data:`SETTLE_AT_MOST` of them — and the request (the hand as read, which the caller
-    found winning) wins with no other of the names the namer gave them: any other choice of
-    names either is refused or is not a winning hand.
+    (``check_reasons`` ``["name"]``), lies in the hand or a meld, has other names from the
+    namer, and there are at most :data:`SETTLE_AT_MOST` of them — and the request (the hand as
+    read, which the caller found winning) wins with no other of the names the namer gave them:
+    any other choice of names either is refused or is not a winning hand.
 
     >>> reading = {"warnings": [], "melds": [], "detections": {
     ...     "class_name": ["1m", "2m", "3m"], "role": ["hand", "hand", "hand"],
@@ -140,8 +140,8 @@ def settled_by_shape(
     if any(list(reasons[i]) != ["name"] or det["role"][i] not in ("hand", "meld") for i in unsure):
         return False
     choices = [[a["tile"] for a in det["alternatives"][i]] for i in unsure]
-    if any(name == "back" for names in choices for name in names):
-        return False
+    if any(len(names) < 2 or "back" in names for names in choices):
+        return False  # no other name to rule out (a finder that names tiles itself), or a back
     for names in itertools.product(*choices):
         changes = [(i, n) for i, n in zip(unsure, names, strict=True) if n != det["class_name"][i]]
         if changes and any(_wins(r, scorer) for r in _renamed(reading, request, changes)):

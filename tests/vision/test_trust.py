@@ -160,6 +160,11 @@ def test_an_unsure_tile_of_a_meld_is_renamed_in_its_meld() -> None:
     assert codes(read, request) == []  # 556z is no pung
 
 
+def test_a_name_with_no_other_name_to_rule_out_is_not_settled() -> None:
+    # a finder that names the tiles itself gives no other names: nothing is ruled out
+    assert codes(unsure({1: ["2m"]}), SHAANXI) == ["tiles_unsure"]
+
+
 def test_a_reading_without_check_reasons_is_not_settled() -> None:
     read = unsure({1: ["2m", "5m"]})
     del read["detections"]["check_reasons"]
