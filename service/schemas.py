@@ -159,9 +159,16 @@ class ScoreResponse(BaseModel):
         description="the score can be trusted as read: the tiles are confident and they make "
         "a complete winning hand for the city with the context given (and, when no tile was "
         "set apart or given as the winning tile, no other winning tile would change the "
-        "deltas); `doubts` says why not"
+        "deltas) — or the tiles it doubted for their names alone are settled by the hand's "
+        "shape (`settled`); `doubts` says why not"
     )
     doubts: list[Doubt] = Field(description="why the score is not confident; empty when it is")
+    settled: list[str] = Field(
+        default_factory=list,
+        description="tiles the reading marked for their names alone that the hand's shape "
+        "settled: the hand wins as read and with no other of the namer's names for them "
+        "(docs/reading.md); empty when the reading was confident or the score is not",
+    )
     annotated_image: str | None
 
 

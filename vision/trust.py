@@ -6,6 +6,8 @@ and no other name the namer gave it would (:func:`settled_by_shape`): a misread 
 leaves a winning hand winning, and never when the namer's other names for it are the ones
 that would.
 
+(:func:`settled_tiles` names them for the answer.)
+
 A reading's ``confident`` speaks of tiles only (photos that are not hands keep that
 meaning: ``hupai read``, ``hupai label``). A *score* is confident only when, besides, the
 scorer took the hand — the tile count with kongs is right, the tiles decompose into a winning
@@ -104,6 +106,24 @@ def score_doubts(
                 )
             )
     return tuple(doubts)
+
+
+def settled_tiles(reading: Mapping[str, Any], doubts: tuple[Doubt, ...]) -> list[str]:
+    """The tiles whose doubt the hand's shape settled (:func:`settled_by_shape`), as named: those
+    the reading marks, when its score has no doubt although the reading was not confident. The
+    answer lists them so that a player sees which names the shape, not the photo, made sure.
+
+    >>> settled_tiles({"confident": False, "detections": {
+    ...     "class_name": ["1m", "2m"], "check": [False, True]}}, ())
+    ['2m']
+    >>> settled_tiles({"confident": True, "detections": {"class_name": [], "check": []}}, ())
+    []
+    """
+    if doubts or reading.get("confident"):
+        return []
+    det = reading.get("detections", {})
+    names, marked = det.get("class_name", []), det.get("check", [])
+    return [name for name, m in zip(names, marked, strict=True) if m]
 
 
 def settled_by_shape(

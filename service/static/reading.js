@@ -55,7 +55,7 @@ export async function scorePhoto(file) {
     if (seq !== state.seq) return;
     showReading(body.reading, body.annotated_image, body.request);
     if (body.score) {
-      renderScore(body.score, undefined, body.doubts || []);
+      renderScore(body.score, undefined, body.doubts || [], body.settled || []);
       setStatus(() => t("read_n", { n: body.reading.detections.class_id.length, s: body.reading.seconds }));
     } else {
       setStatus("");

@@ -2,7 +2,7 @@
 // through the "score" hook) and drawing the score: verdict, deltas, patterns, settlement.
 import { $, reveal, send, setStatus, showError } from "./dom.js";
 import { call } from "./hooks.js";
-import { doubtText, groupText, itemText, patternText, scoreWarningText, t, verdictText } from "./i18n.js";
+import { doubtText, groupText, itemText, patternText, scoreWarningText, t, tileName, verdictText } from "./i18n.js";
 import { context, formProblem, seatName } from "./form.js";
 import { tileFields } from "./hand.js";
 import { state } from "./state.js";
@@ -65,8 +65,8 @@ export function scoreFailed(err) {
 
 /** The score; ``byPlayer``: the deltas by player of a table's hand (the result's are by seat,
  * seat 0 being the player ``state.shownDealer``). */
-export function renderScore(result, byPlayer, doubts = null) {
-  state.lastScore = { result, byPlayer, doubts };
+export function renderScore(result, byPlayer, doubts = null, settled = null) {
+  state.lastScore = { result, byPlayer, doubts, settled };
   const section = $("result");
   const wasHidden = section.hidden;
   section.hidden = false;
@@ -124,6 +124,7 @@ export function renderScore(result, byPlayer, doubts = null) {
     warnings.append(li);
   }
   renderDoubts(doubts);
+  renderSettled(settled);
   if (wasHidden) reveal(section);
 }
 
@@ -140,6 +141,14 @@ function renderDoubts(doubts) {
     li.textContent = doubtText(d);
     list.append(li);
   }
+}
+
+/** The tiles the photo left unsure whose names the hand's shape confirmed (the answer's
+ * `settled`): the score is confident, and the player sees which names it rests on. */
+function renderSettled(settled) {
+  const box = $("settled");
+  box.hidden = !settled || settled.length === 0;
+  box.textContent = box.hidden ? "" : t("settled", { tiles: settled.map(tileName).join(" ") });
 }
 
 /** The settlement's items as lines a player reads: a payment brought down by the table's
@@ -178,5 +187,5 @@ export function paymentLines(items) {
 /** The shown score in the page's language. */
 export function redrawScore() {
   const last = state.lastScore;
-  if (last && !$("result").hidden) renderScore(last.result, last.byPlayer, last.doubts);
+  if (last && !$("result").hidden) renderScore(last.result, last.byPlayer, last.doubts, last.settled);
 }

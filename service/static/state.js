@@ -8,7 +8,7 @@ export const state = {
   alternatives: {}, // per place (hand, flowers, set_apart): the reading's names per tile
   reading: null, // {reading, image, places}: the latest photo's reading (redrawn on a language change)
   seq: 0, // the latest score request; older answers are dropped
-  lastScore: null, // {result, byPlayer, doubts}
+  lastScore: null, // {result, byPlayer, doubts, settled}
   tableFields: new Set(), // the city fields a table fills in itself (not shown while one is open)
   shownDealer: 0, // the player the shown score's seat 0 is (a table's hand); 0 otherwise
 };

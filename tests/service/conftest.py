@@ -19,7 +19,8 @@ from hupai.service.app import create_app
 from hupai.service.settings import Settings
 from hupai.vision.classes import class_of
 from hupai.vision.detections import Detections
-from hupai.vision.reading import Reading, build_reading
+from hupai.vision.namer import REJECT
+from hupai.vision.reading import NamedTiles, Reading, build_reading
 
 #: A winning hand as the fake photo shows it: eleven concealed tiles, the winning 5p set apart,
 #: and a pung of 7p claimed from across (its middle tile sideways).
@@ -60,6 +61,9 @@ class FakeReader:
 
     def __init__(self, det: Detections | None = None) -> None:
         self.det = hand_detections() if det is None else det
+        #: other names a namer would give some tiles (detection index → names), as it names
+        #: every box: with any, the reading carries the namer's alternatives
+        self.others: dict[int, list[str]] = {}
         self.calls = 0
         self.lock = threading.Lock()
 
@@ -73,7 +77,22 @@ class FakeReader:
         det = self.det if image.any() else Detections.make(np.zeros((0, 4)), [])
         scale = min(w / 1000, h / 600)
         scaled = Detections(det.xyxy * scale, det.confidence, det.class_id)
-        return build_reading(scaled, None, None, (w, h), win_tile=win_tile, source=source)
+        names = named(scaled, self.others) if self.others and len(scaled) else None
+        return build_reading(
+            scaled, None, None, (w, h), win_tile=win_tile, source=source, names=names
+        )
+
+
+def named(det: Detections, others: dict[int, list[str]]) -> NamedTiles:
+    """``det`` as a namer names them: each tile's chosen name first, then ``others``' names
+    for it (the rest of its probability shared among them)."""
+    alt = np.full((len(det), 3), REJECT, np.int64)
+    alt_p = np.zeros((len(det), 3))
+    for i, (c, p) in enumerate(zip(det.class_id, det.confidence, strict=True)):
+        rest = [class_of(Tile.parse(t)) for t in others.get(i, [])][:2]
+        alt[i, : 1 + len(rest)] = [int(c), *rest]
+        alt_p[i, : 1 + len(rest)] = [p, *[(1 - p) / len(rest)] * len(rest)] if rest else [p]
+    return NamedTiles(det, alt, alt_p)
 
 
 def jpeg(width: int = 1000, height: int = 600, value: int = 128) -> bytes:

@@ -183,6 +183,32 @@ def test_a_reading_that_does_not_win_is_not_confident(client: TestClient, photo:
     assert [d["code"] for d in body["doubts"]] == ["not_a_winning_hand"]
 
 
+def test_a_name_doubted_alone_that_the_hands_shape_settles_scores_confident(
+    client: TestClient, photo: bytes
+) -> None:
+    reader = FakeReader()
+    reader.det.confidence[1] = 0.7  # the 2m: unsure
+    reader.others = {1: ["5m", "8m"]}  # 153m, 183m: no chow
+    client.app.dependency_overrides[get_reader] = lambda: reader  # type: ignore[attr-defined]
+    body = post_score(client, photo).json()
+    assert body["reading"]["confident"] is False
+    assert body["reading"]["detections"]["check_reasons"][1] == ["name"]
+    assert (body["confident"], body["doubts"], body["settled"]) == (True, [], ["2m"])
+
+
+def test_a_name_doubted_alone_that_another_name_would_also_win_stays_a_doubt(
+    client: TestClient, photo: bytes
+) -> None:
+    reader = FakeReader()
+    nine = 8  # the 9p of 789p: as 6p, 678p wins too
+    reader.det.confidence[nine] = 0.7
+    reader.others = {nine: ["6p"]}
+    client.app.dependency_overrides[get_reader] = lambda: reader  # type: ignore[attr-defined]
+    body = post_score(client, photo).json()
+    assert body["confident"] is False and body["settled"] == []
+    assert [d["code"] for d in body["doubts"]] == ["tiles_unsure"]
+
+
 def test_photo_tiles_replace_tiles_in_the_context(client: TestClient, photo: bytes) -> None:
     body = post_score(client, photo, {**CONTEXT, "hand": "19m19p19s1234567z"}).json()
     assert body["request"]["hand"] == "123456m55789p"

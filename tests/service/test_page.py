@@ -338,6 +338,30 @@ def test_a_confident_photo_score_shows_no_doubt(page: Any, tmp_path: Path) -> No
     assert page.locator("#doubts").is_hidden()
 
 
+def test_a_photo_score_whose_unsure_tile_the_hands_shape_confirms_names_it(
+    page_url: str, tmp_path: Path, page_reader: FakeReader
+) -> None:
+    saved = page_reader.det
+    page_reader.det = hand_detections()
+    page_reader.det.confidence[1] = 0.7  # the 2m, unsure: as 5m or 8m nothing wins
+    page_reader.others = {1: ["5m", "8m"]}
+    try:
+        with browser_page(page_url + "/", locale="zh-CN") as page:
+            upload_for_seat_1(page, tmp_path)
+            settled = page.get_by_test_id("settled")
+            sync_api.expect(settled).to_have_text(
+                "没把握的牌由牌型确认：二万（认成别的牌都不成胡）。"
+            )
+            assert page.locator("#doubts").is_hidden()  # the score is confident
+            page.click("#lang")  # the note follows the language
+            sync_api.expect(settled).to_contain_text("confirmed by the hand's shape: 2 characters")
+            # the tiles fixed by hand: the score is the player's, no photo note remains
+            page.get_by_test_id("notation").fill("123456789m55m777p")
+            sync_api.expect(settled).to_be_hidden()
+    finally:
+        page_reader.det, page_reader.others = saved, {}
+
+
 def test_a_photo_score_that_is_not_a_winning_hand_says_so_in_the_pages_language(
     page_url: str, tmp_path: Path, page_reader: FakeReader
 ) -> None:

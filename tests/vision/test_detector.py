@@ -167,7 +167,7 @@ def test_cli_score_photo_says_whether_the_score_is_confident(
     assert main([*args, "--city", "shaanxi", "--winner", "0", "--win", "self_draw"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["valid"] is True
-    assert (result["confident"], result["doubts"]) == (True, [])
+    assert (result["confident"], result["doubts"], result["settled"]) == (True, [], [])
 
 
 def test_cli_score_photo_builds_the_request(
