@@ -152,8 +152,8 @@ def settled_by_shape(
         return False
     det = reading.get("detections", {})
     reasons = det.get("check_reasons")
-    if reasons is None:
-        return False
+    if any(det.get(key) is None for key in ("check_reasons", "role", "alternatives", "class_name")):
+        return False  # a reading without what the shape needs (an older answer's)
     unsure = [i for i, why in enumerate(reasons) if why]
     if not unsure or len(unsure) > SETTLE_AT_MOST:
         return False

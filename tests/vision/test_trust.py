@@ -165,7 +165,8 @@ def test_a_name_with_no_other_name_to_rule_out_is_not_settled() -> None:
     assert codes(unsure({1: ["2m"]}), SHAANXI) == ["tiles_unsure"]
 
 
-def test_a_reading_without_check_reasons_is_not_settled() -> None:
-    read = unsure({1: ["2m", "5m"]})
-    del read["detections"]["check_reasons"]
-    assert codes(read, SHAANXI) == ["tiles_unsure"]
+def test_a_reading_without_what_the_shape_needs_is_not_settled() -> None:
+    for key in ("check_reasons", "role", "alternatives", "class_name"):
+        read = unsure({1: ["2m", "5m"]})
+        del read["detections"][key]
+        assert codes(read, SHAANXI) == ["tiles_unsure"], key
