@@ -193,6 +193,7 @@ def _read_context(source: str) -> dict[str, Any]:
 
 def _make_scorer(city: str, base: dict[str, Any], per_photo: dict[str, Any]) -> Any:
     from hupai.scoring import ScoringInputError, result_to_dict, score
+    from hupai.vision.trust import score_doubts, settled_tiles
 
     def scorer(rel: str, reading: Any) -> dict[str, Any]:
         data = {**base, **per_photo.get(rel, {}), "city": city}
@@ -203,11 +204,20 @@ def _make_scorer(city: str, base: dict[str, Any], per_photo: dict[str, Any]) -> 
                 + "; ".join(f"[{w.code}] {w.message}" for w in serious)
             }
         winner = data.get("winner") if isinstance(data.get("winner"), int) else None
+        win_tile_given = "win_tile" in data
         data.update(reading.to_request_fields(city, winner))
         try:
-            result = score(data)
+            result = result_to_dict(score(data))
         except ScoringInputError as exc:
             return {"error": str(exc), "request": data}
-        return {"request": data, "result": result_to_dict(result)}
+        as_read = reading.to_dict(city)
+        doubts = score_doubts(as_read, data, result, None, win_tile_given=win_tile_given)
+        return {
+            "request": data,
+            "result": result,
+            "confident": not doubts,
+            "doubts": [d.to_dict() for d in doubts],
+            "settled": settled_tiles(as_read, doubts),
+        }
 
     return scorer

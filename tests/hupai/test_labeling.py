@@ -218,6 +218,8 @@ def test_readings_with_scores(labelled: dict[str, Any]) -> None:
     r = by["hand0.jpg"]
     assert (r["hand"], r["win_tile"], r["warnings"]) == ("123m456p789s11222z", "2z", [])
     assert r["score"]["result"]["valid"] is True and r["score"]["request"]["winner"] == 0
+    # the score says whether it can be trusted, as `hupai score --photo` does
+    assert (r["score"]["confident"], r["score"]["doubts"], r["score"]["settled"]) == (True, [], [])
     deltas = r["score"]["result"]["deltas"]
     assert sum(deltas) == 0 and deltas[0] == max(deltas)
     wide = by["wide.jpg"]["score"]["result"]["deltas"]  # the context file's seat for this photo
