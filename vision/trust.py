@@ -134,11 +134,11 @@ def settled_by_shape(
     """Whether the hand's shape settles every doubt of a reading that is not confident: no
     warning but those of :data:`SETTLES_WITH`, every tile to check is doubted for its name alone
     (``check_reasons`` ``["name"]``), lies in the hand or a meld, has other names from the
-    namer, and there are at most :data:`SETTLE_AT_MOST` of them — and the request (the hand as
-    read, which the caller found winning) wins with no other of the names the namer gave them:
-    any other choice of names either is refused or is not a winning hand.
+    namer, and there are at most :data:`SETTLE_AT_MOST` of them — and the request (its hand and
+    melds as read, not a player's corrections; the caller found it winning) wins with no other
+    of the names the namer gave them: any other choice is refused or is not a winning hand.
 
-    >>> reading = {"warnings": [], "melds": [], "detections": {
+    >>> reading = {"warnings": [], "melds": [], "request": {"hand": "123m"}, "detections": {
     ...     "class_name": ["1m", "2m", "3m"], "role": ["hand", "hand", "hand"],
     ...     "check_reasons": [[], ["name"], []],
     ...     "alternatives": [[{"tile": "1m"}], [{"tile": "2m"}, {"tile": "5m"}], [{"tile": "3m"}]]}}
@@ -154,6 +154,8 @@ def settled_by_shape(
     reasons = det.get("check_reasons")
     if any(det.get(key) is None for key in ("check_reasons", "role", "alternatives", "class_name")):
         return False  # a reading without what the shape needs (an older answer's)
+    if not _tiles_as_read(reading, request):
+        return False  # tiles the player gave are the player's: the photo's doubts are not theirs
     unsure = [i for i, why in enumerate(reasons) if why]
     if not unsure or len(unsure) > SETTLE_AT_MOST:
         return False
@@ -167,6 +169,16 @@ def settled_by_shape(
         if changes and any(_wins(r, scorer) for r in _renamed(reading, request, changes)):
             return False
     return True
+
+
+def _tiles_as_read(reading: Mapping[str, Any], request: Mapping[str, Any]) -> bool:
+    """Whether the request's hand and melds are the reading's (not a player's corrections)."""
+    as_read = reading.get("request") or {}
+
+    def melds(r: Mapping[str, Any]) -> list[Any]:
+        return [m.get("tiles") for m in r.get("melds") or []]
+
+    return as_read.get("hand") == request.get("hand") and melds(as_read) == melds(request)
 
 
 def _renamed(

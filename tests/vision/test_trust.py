@@ -85,6 +85,7 @@ def unsure(
 ) -> dict[str, Any]:
     """A reading of SHAANXI's tiles that is not confident: each tile of ``doubted`` (index →
     its names, the chosen one first) checked for ``reasons``."""
+    extra.setdefault("request", {"hand": SHAANXI["hand"], "melds": []})
     return reading(
         confident=False,
         detections={
@@ -156,8 +157,15 @@ def test_an_unsure_tile_of_a_meld_is_renamed_in_its_meld() -> None:
         {12: ["5z", "6z"]},
         role="meld",
         melds=[{"kind": "pung", "tiles": "555z", "detections": [11, 12, 13]}],
+        request={"hand": request["hand"], "melds": request["melds"]},
     )
     assert codes(read, request) == []  # 556z is no pung
+
+
+def test_tiles_a_player_gave_are_not_settled_by_the_photos_shape() -> None:
+    # the photo read 666z where the player's hand (the request scored) has 555z
+    read = unsure({1: ["2m", "5m"]}, request={"hand": "123m456p789s11z666z", "melds": []})
+    assert codes(read, SHAANXI) == ["tiles_unsure"]
 
 
 def test_a_name_with_no_other_name_to_rule_out_is_not_settled() -> None:
