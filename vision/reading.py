@@ -587,7 +587,6 @@ def build_reading(
         check_below,
         None if names is None else names.reject,
     )
-    check = tiles_to_check(reasons)
     return Reading(
         source=source,
         width=w,
@@ -607,9 +606,8 @@ def build_reading(
         win_detection=win_det,
         alternatives=None if names is None else names.alternatives,
         alternative_probs=None if names is None else names.alternative_probs,
-        check=check,
         check_reasons=reasons,
-        confident=is_confident(det, warnings, check),
+        confident=is_confident(det, warnings, tiles_to_check(reasons)),
         gaps=gaps,
         extra={
             "frame": {

@@ -106,8 +106,6 @@ class Reading:
     #: (n, 3); None when the detector named the tiles itself
     alternatives: NDArray[np.int64] | None = None
     alternative_probs: NDArray[np.float64] | None = None
-    #: detections a player should check (:func:`hupai.vision.checks.tiles_to_check`)
-    check: tuple[int, ...] = ()
     #: per detection, why it is to be checked (:data:`hupai.vision.checks.CHECK_REASONS`;
     #: empty: it is not)
     check_reasons: tuple[tuple[str, ...], ...] = ()
@@ -138,12 +136,17 @@ class Reading:
             if int(c) < len(CLASS_NAMES)
         ]
 
+    @property
+    def check(self) -> tuple[int, ...]:
+        """The detections a player should check: those with a reason
+        (:func:`hupai.vision.checks.tiles_to_check`)."""
+        from hupai.vision.checks import tiles_to_check  # checks builds on this module
+
+        return tiles_to_check(self.check_reasons)
+
     def reasons_of(self, i: int) -> tuple[str, ...]:
-        """Why detection ``i`` is to be checked (empty: it is not); a reading built without
-        reasons says ``warned`` for each tile it checks."""
-        if i < len(self.check_reasons):
-            return self.check_reasons[i]
-        return ("warned",) if i in self.check else ()
+        """Why detection ``i`` is to be checked (empty: it is not)."""
+        return self.check_reasons[i]
 
     def indicator_or_fishing(self, city: str | None = None) -> dict[str, Any]:
         """The set-apart tiles as the city's request field: ``indicator`` (one flipped
@@ -219,8 +222,8 @@ class Reading:
                 "confidence": np.round(self.detections.confidence, 3).tolist(),
                 "alternatives": [self.alternatives_of(i) for i in range(len(self.detections))],
                 "role": list(self.roles),
-                "check": [i in self.check for i in range(len(self.detections))],
-                "check_reasons": [list(self.reasons_of(i)) for i in range(len(self.detections))],
+                "check": [bool(why) for why in self.check_reasons],
+                "check_reasons": [list(why) for why in self.check_reasons],
                 "sideways": [bool(x) for x in self.layout.sideways],
             },
             "alternatives": self.place_alternatives(),

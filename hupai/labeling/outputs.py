@@ -246,7 +246,7 @@ def marked_tiles(reading: Reading) -> dict[str, int]:
     """How many tiles the reading marks for a check, by reason (``name``, ``clutter``,
     ``doubled``, ``warned``: :data:`hupai.vision.checks.CHECK_REASONS`) — what a person
     reviewing the photo should look at first."""
-    counts = Counter(why for i in reading.check for why in reading.reasons_of(i))
+    counts = Counter(why for reasons in reading.check_reasons for why in reasons)
     return {why: counts[why] for why in CHECK_REASONS if counts[why]}
 
 
