@@ -50,7 +50,7 @@ from hupai.service.schemas import (
     score_request_schema,
 )
 from hupai.service.settings import Settings
-from hupai.vision.trust import score_dict, score_doubts, settled_tiles
+from hupai.vision.trust import score_dict, score_doubts, trust_fields
 
 #: Request fields a photo supplies; scoring errors on them are the reading's, fixable by
 #: editing the tiles, and come back beside the reading rather than as a 422.
@@ -200,9 +200,7 @@ async def score_photo(
             "request": request,
             "score": scored,
             "score_error": problem,
-            "confident": not doubts,
-            "doubts": [d.to_dict() for d in doubts],
-            "settled": settled_tiles(result.reading, doubts),
+            **trust_fields(result.reading, doubts),
             "annotated_image": _image_link(result, image, store),
         }
     )

@@ -56,7 +56,7 @@ from hupai.service.reader import Reader
 from hupai.service.schemas import ErrorBody
 from hupai.service.settings import Settings
 from hupai.vision.images import decode_image, thumbnail_jpeg
-from hupai.vision.trust import score_doubts, settled_tiles
+from hupai.vision.trust import score_doubts, trust_fields
 
 T = TypeVar("T")
 
@@ -392,9 +392,7 @@ async def add_hand_from_photo(
         {
             **added,
             "reading": result.reading,
-            "confident": not doubts,
-            "doubts": [d.to_dict() for d in doubts],
-            "settled": settled_tiles(result.reading, doubts),
+            **trust_fields(result.reading, doubts),
         },
         status_code=201,
     )

@@ -108,6 +108,21 @@ def score_doubts(
     return tuple(doubts)
 
 
+def trust_fields(reading: Mapping[str, Any], doubts: tuple[Doubt, ...]) -> dict[str, Any]:
+    """What every answer that scores a photo says of trust (the API, a table's photo,
+    ``hupai score --photo``, ``hupai label --city``): ``confident``, its ``doubts`` and the
+    tiles the hand's shape ``settled``.
+
+    >>> trust_fields({"confident": True}, ())
+    {'confident': True, 'doubts': [], 'settled': []}
+    """
+    return {
+        "confident": not doubts,
+        "doubts": [d.to_dict() for d in doubts],
+        "settled": settled_tiles(reading, doubts),
+    }
+
+
 def settled_tiles(reading: Mapping[str, Any], doubts: tuple[Doubt, ...]) -> list[str]:
     """The tiles whose doubt the hand's shape settled (:func:`settled_by_shape`), as named: those
     the reading marks, when its score has no doubt although the reading was not confident. The

@@ -193,7 +193,7 @@ def _read_context(source: str) -> dict[str, Any]:
 
 def _make_scorer(city: str, base: dict[str, Any], per_photo: dict[str, Any]) -> Any:
     from hupai.scoring import ScoringInputError, result_to_dict, score
-    from hupai.vision.trust import score_doubts, settled_tiles
+    from hupai.vision.trust import score_doubts, trust_fields
 
     def scorer(rel: str, reading: Any) -> dict[str, Any]:
         data = {**base, **per_photo.get(rel, {}), "city": city}
@@ -215,9 +215,7 @@ def _make_scorer(city: str, base: dict[str, Any], per_photo: dict[str, Any]) -> 
         return {
             "request": data,
             "result": result,
-            "confident": not doubts,
-            "doubts": [d.to_dict() for d in doubts],
-            "settled": settled_tiles(as_read, doubts),
+            **trust_fields(as_read, doubts),
         }
 
     return scorer

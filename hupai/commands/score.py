@@ -64,19 +64,19 @@ def photo_confidence(
     reading: dict[str, Any], data: dict[str, Any], result: dict[str, Any], args: argparse.Namespace
 ) -> dict[str, Any]:
     """A score read from a photo says whether it can be trusted (hupai.vision.trust)."""
-    from hupai.vision.trust import score_doubts, settled_tiles
+    from hupai.vision.trust import score_doubts, trust_fields
 
     doubts = score_doubts(reading, data, result, None, win_tile_given=args.win_tile is not None)
     for d in doubts:
         print(f"hupai score: {args.photo}: doubt [{d.code}] {d.message}", file=sys.stderr)
-    settled = settled_tiles(reading, doubts)
-    if settled:
+    trust = trust_fields(reading, doubts)
+    if trust["settled"]:
         print(
             f"hupai score: {args.photo}: unsure names settled by the hand's shape: "
-            + " ".join(settled),
+            + " ".join(trust["settled"]),
             file=sys.stderr,
         )
-    return {"confident": not doubts, "doubts": [d.to_dict() for d in doubts], "settled": settled}
+    return trust
 
 
 def _read_request(source: str) -> Any:
