@@ -1,6 +1,7 @@
 """Fit and weigh the clutter model (:mod:`hupai.vision.clutter`): which boxes the reader keeps
 are on no tile, from the finder's score, the namer's "not a tile", its margin between names,
-the box's shape and its size beside the photo's other boxes.
+the box's shape, its size beside the photo's other boxes, where it lies among them and the
+colour of its face's ground beside theirs.
 
 Every box the shipped reader keeps (the clutter model off) is gathered with its features
 and what it lies on — a tile named right, a tile misnamed, no tile (clutter), two tiles or a
@@ -10,11 +11,13 @@ then the held-out scenes of ``bench/heldout.py`` (seeds 7000; dorothys, samoheen
 procedural family) and real val (the cut is chosen on them). Prints the fitted model and, for
 each cut, the boxes each set would drop by kind.
 
-    python bench/clutter.py [--scenes 150] [--held-out 60] [--real 400]
+    python bench/clutter.py [--scenes 150] [--held-out 60] [--real 400] [--hold 7]
     python bench/clutter.py --model F.onnx [--namer N.onnx]
 
 A new finder or namer scores boxes otherwise: refit the model for it (``--model``/``--namer``)
-before weighing it through the reader.
+before weighing it through the reader. ``--hold 7`` keeps the shipped model's seven weights
+chosen before the colour of a face's ground was weighed, and fits the bias and that colour's
+weight beside them (how the shipped model was made).
 
 Never reads the test split.
 """
@@ -38,6 +41,7 @@ import heldout  # noqa: E402
 from heldout import write_scenes  # noqa: E402
 
 from hupai.vision import clutter, reading  # noqa: E402
+from hupai.vision.classes import BACK  # noqa: E402
 from hupai.vision.detections import Detections, box_iou  # noqa: E402
 
 KINDS = ("right", "misnamed", "clutter", "other")
@@ -65,7 +69,12 @@ def gather(
         if len(d) == 0 or read.alternative_probs is None:
             continue
         boxes = Detections(frame["xyxy"], frame["box_confidence"], d.class_id)
-        rows.append(clutter.clutter_features(boxes, read.alternative_probs, frame["reject"]))
+        grounds = clutter.face_grounds(image, frame["xyxy"], frame["to_image"])
+        # as the reader: a room's and a back's are not weighed (the reader's backs: by the
+        # namer's first name, before decoding; here as decoded — the same all but never)
+        grounds[np.asarray(frame["in_room"], bool) | (d.class_id == BACK)] = np.nan
+        features = clutter.clutter_features(boxes, read.alternative_probs, frame["reject"], grounds)
+        rows.append(features)
         iou = box_iou(d.xyxy, truth.xyxy) if len(truth) else np.zeros((len(d), 1))
         for i in range(len(d)):
             j = int(iou[i].argmax())
@@ -76,15 +85,19 @@ def gather(
     return np.concatenate(rows), np.asarray(kinds)
 
 
-def fit(x: NDArray, y: NDArray, l2: float = 1e-3) -> tuple[float, NDArray]:
-    """Logistic regression (standardised features, a little L2), returned on raw features."""
+def fit(x: NDArray, y: NDArray, l2: float = 1e-3, hold: int = 0) -> tuple[float, NDArray]:
+    """Logistic regression (standardised features, a little L2), returned on raw features.
+    ``hold``: the shipped model's first ``hold`` weights are kept as they are, the bias and
+    the other weights fitted beside them (a feature added to a model already chosen)."""
     from scipy.optimize import minimize
 
+    held = np.asarray(clutter.WEIGHTS[:hold], np.float64)
+    offset, x = x[:, :hold] @ held, x[:, hold:]
     mu, sd = x.mean(axis=0), x.std(axis=0) + 1e-9
     z = np.column_stack([np.ones(len(x)), (x - mu) / sd])
 
     def loss(w: NDArray) -> tuple[float, NDArray]:
-        s = z @ w
+        s = offset + z @ w
         p = 1 / (1 + np.exp(-s))
         value = float(np.mean(np.logaddexp(0, s) - y * s) + l2 * np.sum(w[1:] ** 2))
         grad = z.T @ (p - y) / len(y)
@@ -92,7 +105,7 @@ def fit(x: NDArray, y: NDArray, l2: float = 1e-3) -> tuple[float, NDArray]:
         return value, grad
 
     w = minimize(loss, np.zeros(z.shape[1]), jac=True, method="L-BFGS-B").x
-    weights = w[1:] / sd
+    weights = np.concatenate([held, w[1:] / sd])
     return float(w[0] - np.sum(w[1:] * mu / sd)), weights
 
 
@@ -121,6 +134,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=ROOT / "data" / "real")
     parser.add_argument("--model", help="finder ONNX (default: the shipped one)")
     parser.add_argument("--namer", help="namer ONNX (default: the shipped one)")
+    parser.add_argument(
+        "--hold",
+        type=int,
+        default=0,
+        help="keep the shipped model's first HOLD weights; fit the bias and the rest",
+    )
     args = parser.parse_args(argv)
     models = heldout.reader_models(args.model, args.namer)
     reading.CLUTTER_ABOVE = np.inf  # every box the namer keeps, the model off
@@ -141,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     scene_rows, real_rows = ks <= 2, kr <= 1  # real train's "clutter" is mostly tiles unlabelled
     x = np.concatenate([xs[scene_rows], xr[real_rows]])
     y = np.concatenate([ks[scene_rows] == 2, kr[real_rows] == 2]).astype(np.float64)
-    bias, weights = fit(x, y)
+    bias, weights = fit(x, y, hold=args.hold)
     print(f"fitted on {len(y)} boxes ({int(y.sum())} clutter)")
     print(f"BIAS = {bias:.3f}\nWEIGHTS = ({', '.join(f'{v:.3f}' for v in weights)})")
     print(f"shipped: BIAS {clutter.BIAS}, WEIGHTS {clutter.WEIGHTS}, cut {clutter.CLUTTER_ABOVE}")

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from hupai.vision.clutter import face_grounds
 from hupai.vision.detections import Detections
 from hupai.vision.metrics import match_pairs
 from hupai.vision.namer import REJECT, Namer, names_of_views, with_closer_look
@@ -165,7 +166,8 @@ def _named(
     closer: tuple[NDArray[np.float64] | None, float] = (None, 0.0),
 ) -> Reading:
     probs = with_closer_look(names_of_views(views, temperature, more_views_below).probs, *closer)
-    named = tiles_of_names(probs, found.det, check_below)
+    grounds = face_grounds(image, found.det.xyxy, found.to_image)
+    named = tiles_of_names(probs, found.det, check_below, grounds=grounds)
     # (the product reads a gap's tile too, read_in_rooms; a photo that changes is doubted
     # either way — `gap` or `tile_in_room` — so what is confident, calibrated here, is the same)
     return read_found(image, found, named, source=source, look=look)

@@ -5,9 +5,10 @@ The namer drops a box it finds more likely "not a tile" than a tile
 (:data:`hupai.vision.reading.REJECT_ABOVE`). Clutter the finder boxes is often tile-like to
 it, yet it differs from the photo's tiles in ways the namer's crop cannot show: the finder
 scored it low, it is not the size of the boxes beside it, it lies apart from them and not
-in a row with them, and the namer hesitates between names. :func:`clutter_scores` weighs
-those together (a logistic model's log-odds); a box scoring over :data:`CLUTTER_ABOVE` is
-dropped as the namer's rejects are.
+in a row with them, the namer hesitates between names, and the ground of its face is not the
+colour of theirs (one set's faces share it: a book's spine or a coloured card does not).
+:func:`clutter_scores` weighs those together (a logistic model's log-odds); a box scoring
+over :data:`CLUTTER_ABOVE` is dropped as the namer's rejects are.
 
 Fitted (``bench/clutter.py``) on the boxes the shipped reader keeps in 300 synthetic scenes of
 the trained-on art and procedural families (training seeds; a box on no tile is clutter) and
@@ -25,6 +26,7 @@ dorothys and the held-out procedural family, never trained on, and samoheen besi
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -35,10 +37,11 @@ TILE_ASPECT = 1.33
 #: The model: a bias and a weight per feature — log(the finder's score), log("not a tile"),
 #: the best name's margin over the second, |log(aspect / TILE_ASPECT)|, |log(size / the
 #: median box's size)| (size: the square root of the area), how far the box lies from the
-#: nearest other (:func:`isolation`) and how many boxes lie beside it in a row
-#: (:func:`row_mates`).
-BIAS = 0.309
-WEIGHTS = (-2.381, 0.921, -1.462, -0.619, 4.892, 1.883, -0.991)
+#: nearest other (:func:`isolation`), how many boxes lie beside it in a row
+#: (:func:`row_mates`) and how far the colour of its face's ground lies from the photo's
+#: tiles' (:func:`ground_offsets`).
+BIAS = -0.291
+WEIGHTS = (-2.381, 0.921, -1.462, -0.619, 4.892, 1.883, -0.991, 1.951)
 #: A box is clutter from these log-odds up. Chosen on real val and the held-out scenes
 #: (``bench/clutter.py``, reader 15's finder and namer): at 2.0 the reader drops 82 of the 188
 #: boxes it kept on clutter in the held-out scenes (without the two spatial features: 62),
@@ -48,22 +51,30 @@ CLUTTER_ABOVE = 2.0
 
 
 def clutter_scores(
-    det: Detections, names: NDArray[np.float64], reject: NDArray[np.float64]
+    det: Detections,
+    names: NDArray[np.float64],
+    reject: NDArray[np.float64],
+    grounds: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
     """Each box's log-odds of being clutter: ``det`` the boxes (frame) with the finder's
     scores, ``names`` the namer's probabilities of its names without "not a tile" (rows
-    summing to 1; only the two best are read), ``reject`` its "not a tile" probability."""
-    features = clutter_features(det, names, reject)
+    summing to 1; only the two best are read), ``reject`` its "not a tile" probability,
+    ``grounds`` the colours of the boxes' faces (:func:`face_grounds`; None: not weighed)."""
+    features = clutter_features(det, names, reject, grounds)
     return np.asarray(BIAS + features @ np.asarray(WEIGHTS), np.float64)
 
 
 def clutter_features(
-    det: Detections, names: NDArray[np.float64], reject: NDArray[np.float64]
+    det: Detections,
+    names: NDArray[np.float64],
+    reject: NDArray[np.float64],
+    grounds: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
     """The features of :data:`WEIGHTS`, a row a box (arguments as :func:`clutter_scores`)."""
     if len(det) == 0:
         return np.zeros((0, len(WEIGHTS)))
-    top = -np.sort(-np.asarray(names, np.float64), axis=1)
+    names = np.asarray(names, np.float64)
+    top = -np.sort(-names, axis=1)
     margin = top[:, 0] - (top[:, 1] if top.shape[1] > 1 else 0.0)
     wh = np.maximum(det.wh, 1e-6)
     side = _sides(det)
@@ -76,8 +87,70 @@ def clutter_features(
             np.abs(np.log(side / float(np.median(side)))),
             isolation(det),
             row_mates(det),
+            np.zeros(len(det)) if grounds is None else ground_offsets(grounds),
         ]
     )
+
+
+#: A face's ground is what lies at or above this percentile of its crop's lightness: the
+#: face, not its ink (a tile's characters, pips and pictures cover well under half of it).
+GROUND_PERCENTILE = 60
+#: The side of the small crop a face's ground is read from, in pixels.
+GROUND_CROP = 32
+#: Fewer boxes than this that are not backs give no reference colour: no offsets.
+GROUND_REFERENCE_AT_LEAST = 4
+#: The colour offset that counts as one unit (Lab a*b* distance; a cream tile and a white one
+#: differ by a few).
+GROUND_UNIT = 10.0
+
+
+def face_grounds(
+    image: NDArray[np.uint8], xyxy: NDArray[np.float64], to_image: NDArray[np.float64] | None
+) -> NDArray[np.float64]:
+    """The colour (CIE Lab, OpenCV's 8-bit scale) of each box's face ground: the median of the
+    crop's pixels at or above :data:`GROUND_PERCENTILE` of its lightness. ``xyxy`` in the frame
+    ``to_image`` maps onto the photo (the namer's crops).
+
+    >>> image = np.full((60, 100, 3), 230, np.uint8)
+    >>> image[:, 50:] = (40, 40, 200)  # a red book's spine beside a white tile
+    >>> grounds = face_grounds(image, np.array([[5.0, 5, 35, 45], [60, 5, 90, 45]]), None)
+    >>> (grounds[1, 1] - grounds[0, 1] > 40).item()  # a* of red against white
+    True
+    """
+    from hupai.vision.namer import crop_tiles
+
+    n = len(xyxy)
+    if n == 0:
+        return np.zeros((0, 3))
+    crops = crop_tiles(image, np.asarray(xyxy, np.float64), GROUND_CROP, 0.0, to_image)
+    lab = cv2.cvtColor(crops.reshape(-1, GROUND_CROP, 3), cv2.COLOR_BGR2LAB)
+    lab = lab.reshape(n, -1, 3).astype(np.float64)
+    light = lab[:, :, 0]
+    ground = light >= np.percentile(light, GROUND_PERCENTILE, axis=1, keepdims=True)
+    masked = np.where(ground[:, :, None], lab, np.nan)
+    return np.asarray(np.nanmedian(masked, axis=1), np.float64)
+
+
+def ground_offsets(grounds: NDArray[np.float64]) -> NDArray[np.float64]:
+    """log(1 + how far each box's face ground lies in colour (a*b*) from the photo's tiles'
+    (their median), in units of :data:`GROUND_UNIT`): 0 for a box whose ground is NaN — not
+    weighed, nor counted in the median: a back (a set's backs are another colour than its
+    faces), a row's room — and for every box when fewer than
+    :data:`GROUND_REFERENCE_AT_LEAST` are counted.
+
+    >>> white, red = [200.0, 128, 128], [120.0, 180, 150]
+    >>> ground_offsets(np.array([white] * 4 + [red])).round(2).tolist()
+    [0.0, 0.0, 0.0, 0.0, 1.89]
+    >>> ground_offsets(np.array([white] * 2 + [[np.nan] * 3, red])).round(2).tolist()  # 3 counted
+    [0.0, 0.0, 0.0, 0.0]
+    """
+    grounds = np.asarray(grounds, np.float64)
+    counted = np.isfinite(grounds).all(axis=1)
+    if counted.sum() < GROUND_REFERENCE_AT_LEAST:
+        return np.zeros(len(grounds))
+    reference = np.median(grounds[counted][:, 1:], axis=0)
+    offset = np.linalg.norm(grounds[:, 1:] - reference, axis=1) / GROUND_UNIT
+    return np.where(counted, np.log1p(offset), 0.0)
 
 
 #: Beyond this many tile sides from the nearest box, a box is as much apart as it can be (a
@@ -144,6 +217,8 @@ __all__ = [
     "WEIGHTS",
     "clutter_features",
     "clutter_scores",
+    "face_grounds",
+    "ground_offsets",
     "isolation",
     "row_mates",
 ]

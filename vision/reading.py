@@ -33,7 +33,7 @@ from hupai.vision.checks import (
     tiles_to_check,
 )
 from hupai.vision.classes import BACK, CLASS_NAMES, WHITE_DRAGON, tile_of
-from hupai.vision.clutter import CLUTTER_ABOVE, clutter_scores
+from hupai.vision.clutter import CLUTTER_ABOVE, clutter_scores, face_grounds
 from hupai.vision.deadline import ReadTimeout, check_deadline, read_deadline
 from hupai.vision.detections import (
     Detections,
@@ -300,7 +300,10 @@ def read_in_rooms(
         probs = np.concatenate(
             [named.box_probs, namer.name(image, more.xyxy, found.to_image).probs]
         )
-        again = tiles_of_names(probs, boxes, namer.manifest.check_below, in_rooms)
+        grounds = None
+        if named.box_grounds is not None:  # a room's ground is not weighed (tiles_of_names)
+            grounds = np.concatenate([named.box_grounds, np.full((len(more), 3), np.nan)])
+        again = tiles_of_names(probs, boxes, namer.manifest.check_below, in_rooms, grounds)
     assert again.index is not None and again.in_room is not None
     in_room = again.in_room
     body = np.zeros(len(in_room), bool)
@@ -366,6 +369,9 @@ class NamedTiles:
     #: the namer's probabilities of every box it was given (a row a box, before what is not a
     #: tile was dropped): boxes named again beside others need not be looked at again
     box_probs: NDArray[np.float64] | None = None
+    #: the colour of every box's face ground (:func:`~hupai.vision.clutter.face_grounds`),
+    #: kept as ``box_probs`` is
+    box_grounds: NDArray[np.float64] | None = None
 
     def take(self, keep: NDArray[np.bool_]) -> NamedTiles:
         """These tiles where ``keep``."""
@@ -408,7 +414,8 @@ def name_tiles(
     photo's pixels; drop what is not a tile; decode the names hand-wide (copy caps).
     ``in_room``: the boxes that are a row's rooms (:func:`read_in_rooms`)."""
     probs = namer.name(image, det.xyxy, to_image).probs
-    return tiles_of_names(probs, det, namer.manifest.check_below, in_room)
+    grounds = face_grounds(image, det.xyxy, to_image)
+    return tiles_of_names(probs, det, namer.manifest.check_below, in_room, grounds)
 
 
 def tiles_of_names(
@@ -416,12 +423,16 @@ def tiles_of_names(
     det: Detections,
     check_below: float | None = None,
     in_room: NDArray[np.bool_] | None = None,
+    grounds: NDArray[np.float64] | None = None,
 ) -> NamedTiles:
     """The boxes ``det`` named ``probs`` (the namer's, a row a box): what is not a tile
     dropped, the names decoded hand-wide (copy caps); ``check_below``: the namer's
     calibrated threshold (None: :data:`~hupai.vision.checks.CHECK_BELOW`). ``in_room``:
     the boxes read in a row's room for a tile, which the clutter model does not weigh — it
-    weighs how sure the finder was and where its box lies, and a room lies in a row."""
+    weighs how sure the finder was and where its box lies, and a room lies in a row.
+    ``grounds``: the colours of the boxes' face grounds (:func:`~hupai.vision.clutter.
+    face_grounds`; None: not weighed) — a room's and a back's are not, nor do they set the
+    photo's tiles' colour."""
     from hupai.vision.decoding import alternatives, decode_names
 
     box_probs = np.asarray(probs, np.float64)  # every box's, kept whole (NamedTiles.box_probs)
@@ -430,8 +441,14 @@ def tiles_of_names(
     reject = probs[:, REJECT].copy()
     probs[:, REJECT] = 0.0  # a kept box is a tile: its names share the rest
     probs /= probs.sum(axis=1, keepdims=True)
+    weighed = None
+    if grounds is not None:
+        weighed = np.array(grounds, np.float64)[keep]  # (a copy)
+        weighed[probs.argmax(axis=1) == BACK] = np.nan  # a set's backs are not its faces' colour
+        if in_room is not None:
+            weighed[in_room[keep]] = np.nan
     # what the finder and the namer together take for clutter goes as the namer's rejects do
-    tile = clutter_scores(det[keep], probs, reject) <= CLUTTER_ABOVE
+    tile = clutter_scores(det[keep], probs, reject, weighed) <= CLUTTER_ABOVE
     if in_room is not None:
         tile |= in_room[keep]
     keep[np.nonzero(keep)[0][~tile]] = False
@@ -443,7 +460,7 @@ def tiles_of_names(
     index = np.nonzero(keep)[0].astype(np.int64)
     rooms = None if in_room is None else in_room[keep]
     return NamedTiles(
-        named, alt, alt_p, det.confidence[keep], below, reject, index, rooms, box_probs
+        named, alt, alt_p, det.confidence[keep], below, reject, index, rooms, box_probs, grounds
     )
 
 

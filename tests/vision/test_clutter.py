@@ -7,7 +7,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hupai.vision.clutter import clutter_scores
+from hupai.vision.classes import BACK
+from hupai.vision.clutter import clutter_scores, face_grounds, ground_offsets
 from hupai.vision.detections import Detections
 from hupai.vision.namer import NAMER_CLASSES, REJECT
 from hupai.vision.reading import tiles_of_names
@@ -71,3 +72,49 @@ def test_the_same_doubtful_box_at_the_rows_end_is_kept() -> None:
 def test_a_surely_named_tile_set_far_apart_is_kept() -> None:
     indicator = [100.0, 500, 136, 548]
     assert _doubtful_tenth_box(indicator, best=0.95, found=0.8) == 10
+
+
+CREAM, RED = [220.0, 130, 140], [120.0, 180, 150]  # Lab grounds: a tile's face, a red spine
+
+
+def _tenth_box_of_colour(ground: list[float], best: float = 0.6, back: bool = False) -> int:
+    """How many of the row's nine cream tiles and a doubtful tenth box at the row's end, its
+    face's ground ``ground``, the reader keeps (the tenth named a back with ``back``)."""
+    det = Detections.make([*ROW, [360.0, 100, 396, 148]], [0] * 10, [0.9] * 9 + [0.35])
+    probs = _probs([0.97] * 9 + [best], [0.01] * 9 + [0.1])
+    if back:
+        probs[9, :REJECT] = np.roll(probs[9, :REJECT], BACK - 9)
+    grounds = np.array([CREAM] * 9 + [ground])
+    return len(tiles_of_names(probs, det, grounds=grounds).detections)
+
+
+def test_a_doubtful_box_whose_face_is_not_the_tiles_colour_is_dropped() -> None:
+    assert _tenth_box_of_colour(RED) == 9
+
+
+def test_the_same_box_with_the_tiles_colour_is_kept() -> None:
+    assert _tenth_box_of_colour(CREAM) == 10
+
+
+def test_a_back_is_not_weighed_by_its_colour() -> None:
+    assert _tenth_box_of_colour(RED, back=True) == 10
+
+
+def test_a_surely_named_tile_of_another_colour_is_kept() -> None:
+    assert _tenth_box_of_colour(RED, best=0.97) == 10
+
+
+def test_a_rooms_colour_is_not_weighed() -> None:
+    det = Detections.make([*ROW, [360.0, 100, 396, 148]], [0] * 10, [0.9] * 9 + [0.35])
+    probs = _probs([0.97] * 9 + [0.6], [0.01] * 9 + [0.1])
+    in_room = np.arange(10) == 9
+    grounds = np.array([CREAM] * 9 + [RED])
+    assert len(tiles_of_names(probs, det, in_room=in_room, grounds=grounds).detections) == 10
+
+
+def test_a_spines_ground_is_told_from_a_tiles_on_a_photo() -> None:
+    photo = np.full((120, 400, 3), (200, 225, 235), np.uint8)  # cream tiles' faces, BGR
+    photo[:, 360:] = (60, 40, 170)  # a red book's spine at the row's end
+    boxes = np.array([[40.0 * k + 2, 20, 40.0 * k + 34, 100] for k in range(10)])
+    offsets = ground_offsets(face_grounds(photo, boxes, None))
+    assert offsets[9] > 1.0 and np.all(offsets[:9] < 0.1)
