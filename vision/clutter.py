@@ -39,14 +39,16 @@ TILE_ASPECT = 1.33
 #: median box's size)| (size: the square root of the area), how far the box lies from the
 #: nearest other (:func:`isolation`), how many boxes lie beside it in a row
 #: (:func:`row_mates`) and how far the colour of its face's ground lies from the photo's
-#: tiles' (:func:`ground_offsets`).
+#: tiles' (:func:`ground_offsets`). The first seven as reader 15 chose them; the bias and the
+#: colour's weight fitted beside them (``bench/clutter.py --hold 7``, reader 18).
 BIAS = -0.291
 WEIGHTS = (-2.381, 0.921, -1.462, -0.619, 4.892, 1.883, -0.991, 1.951)
 #: A box is clutter from these log-odds up. Chosen on real val and the held-out scenes
-#: (``bench/clutter.py``, reader 15's finder and namer): at 2.0 the reader drops 82 of the 188
-#: boxes it kept on clutter in the held-out scenes (without the two spatial features: 62),
-#: 6 of their 1,444 tiles named right and 2 misnamed (the same as without), and none of real
-#: val's 5,789 tiles named right (1.5: 88 clutter boxes, 7 tiles named right; 1.0: 101, 9).
+#: (``bench/clutter.py``, reader 17's finder and namer): at 2.0 the reader drops 98 of the 197
+#: boxes it kept on clutter in the held-out scenes (without the colour: 87), 5 of their 1,575
+#: tiles named right and 2 misnamed (without: 6 and 2), and none of real val's 6,157 tiles
+#: named right (1.5: 110 clutter boxes, 7 tiles named right; 2.5: 88, 5). Refitted whole, the
+#: eight weights drop as many (100 at 1.5) but weigh a doubtful box far from the hand less.
 CLUTTER_ABOVE = 2.0
 
 

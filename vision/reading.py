@@ -96,8 +96,9 @@ __all__ = [
 #: manifest entry was read under other rules (15: a turned row's tiles in the first look's
 #: boxes, clutter weighed by where a box lies; 16: a tile read in a row's room; 17: a body
 #: the finder doubted just beyond a row's end, level with it, is a gap, and read; a tile set
-#: apart in the row of a pung of its kind is doubted, kong_or_apart).
-READER_RULES = 17
+#: apart in the row of a pung of its kind is doubted, kong_or_apart; 18: the clutter model weighs
+#: the colour of a box's face ground beside the photo's tiles').
+READER_RULES = 18
 
 #: A box is not a tile when the namer gives "reject" at least this probability. Weighed with
 #: reader 10 on real val and the held-out scenes (bench/heldout.py): 0.3 and 0.2 drop a
