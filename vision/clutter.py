@@ -16,7 +16,8 @@ real train's tiles; the cut chosen on real val and the held-out scenes (``bench/
 dorothys and the held-out procedural family, never trained on, and samoheen beside them).
 
 >>> import numpy as np
->>> from hupai.vision.detections import Detections, box_gaps
+>>> from hupai.vision.classes import BACK
+from hupai.vision.detections import Detections, box_gaps
 >>> det = Detections.make([[0, 0, 30, 40], [32, 0, 62, 40], [64, 0, 94, 40], [96, 5, 106, 15]],
 ...                       [0, 1, 2, 3], [0.9, 0.9, 0.9, 0.35])
 >>> names = np.array([[0.98, 0.01, 0.01], [0.97, 0.02, 0.01], [0.96, 0.02, 0.02], [0.4, 0.3, 0.3]])
@@ -30,6 +31,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from hupai.vision.classes import BACK
 from hupai.vision.detections import Detections, box_gaps
 
 #: A tile's height over its width, upright (the reference of the aspect feature).
@@ -104,6 +106,20 @@ GROUND_REFERENCE_AT_LEAST = 4
 #: The colour offset that counts as one unit (Lab a*b* distance; a cream tile and a white one
 #: differ by a few).
 GROUND_UNIT = 10.0
+
+
+#: A box named a back with no box beside it in a row (:func:`row_mates`) is clutter when the
+#: finder scored it under this: a face-down tile lies in a kong or a wall, beside others.
+LONE_BACK_BELOW = 0.5
+
+
+def lone_backs(det: Detections, names: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """The boxes named a back (the namer's first name) with no box beside them in a row, that
+    the finder doubted (under :data:`LONE_BACK_BELOW`): a patch of table or wall the namer
+    takes for a tile's back. (A back outside a meld never enters the hand; lone, it only made
+    the reading doubtful.)"""
+    back = np.asarray(names).argmax(axis=1) == BACK
+    return np.asarray(back & (row_mates(det) == 0) & (det.confidence < LONE_BACK_BELOW))
 
 
 def face_grounds(
@@ -218,6 +234,11 @@ __all__ = [
     "APART_SIDES",
     "BIAS",
     "CLUTTER_ABOVE",
+    "GROUND_CROP",
+    "GROUND_PERCENTILE",
+    "GROUND_REFERENCE_AT_LEAST",
+    "GROUND_UNIT",
+    "LONE_BACK_BELOW",
     "TILE_ASPECT",
     "WEIGHTS",
     "clutter_features",
@@ -225,5 +246,6 @@ __all__ = [
     "face_grounds",
     "ground_offsets",
     "isolation",
+    "lone_backs",
     "row_mates",
 ]

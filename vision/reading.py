@@ -33,7 +33,7 @@ from hupai.vision.checks import (
     tiles_to_check,
 )
 from hupai.vision.classes import BACK, CLASS_NAMES, WHITE_DRAGON, tile_of
-from hupai.vision.clutter import CLUTTER_ABOVE, clutter_scores, face_grounds
+from hupai.vision.clutter import CLUTTER_ABOVE, clutter_scores, face_grounds, lone_backs
 from hupai.vision.deadline import ReadTimeout, check_deadline, read_deadline
 from hupai.vision.detections import (
     Detections,
@@ -97,7 +97,7 @@ __all__ = [
 #: boxes, clutter weighed by where a box lies; 16: a tile read in a row's room; 17: a body
 #: the finder doubted just beyond a row's end, level with it, is a gap, and read; a tile set
 #: apart in the row of a pung of its kind is doubted, kong_or_apart; 18: the clutter model weighs
-#: the colour of a box's face ground beside the photo's tiles').
+#: the colour of a box's face ground beside the photo's tiles', and a lone doubted back goes).
 READER_RULES = 18
 
 #: A box is not a tile when the namer gives "reject" at least this probability. Weighed with
@@ -450,6 +450,7 @@ def tiles_of_names(
             weighed[in_room[keep]] = np.nan
     # what the finder and the namer together take for clutter goes as the namer's rejects do
     tile = clutter_scores(det[keep], probs, reject, weighed) <= CLUTTER_ABOVE
+    tile &= ~lone_backs(det[keep], probs)
     if in_room is not None:
         tile |= in_room[keep]
     keep[np.nonzero(keep)[0][~tile]] = False

@@ -118,3 +118,24 @@ def test_a_spines_ground_is_told_from_a_tiles_on_a_photo() -> None:
     boxes = np.array([[40.0 * k + 2, 20, 40.0 * k + 34, 100] for k in range(10)])
     offsets = ground_offsets(face_grounds(photo, boxes, None))
     assert offsets[9] > 1.0 and np.all(offsets[:9] < 0.1)
+
+
+def _lone_back(box: list[float], found: float = 0.35) -> int:
+    """How many of the row's nine tiles and a tenth box named surely a back (the finder's
+    score ``found``) the reader keeps."""
+    det = Detections.make([*ROW, box], [0] * 10, [0.9] * 9 + [found])
+    probs = _probs([0.97] * 10, [0.01] * 10)
+    probs[9, :REJECT] = np.roll(probs[9, :REJECT], BACK - 9)
+    return len(tiles_of_names(probs, det).detections)
+
+
+def test_a_back_the_finder_doubted_with_no_tile_beside_it_is_dropped() -> None:
+    assert _lone_back([100.0, 300, 136, 348]) == 9  # a patch of table under the row
+
+
+def test_a_back_beside_a_row_is_kept() -> None:
+    assert _lone_back([360.0, 100, 396, 148]) == 10  # a kong's face-down tile at its end
+
+
+def test_a_lone_back_the_finder_is_sure_of_is_kept() -> None:
+    assert _lone_back([100.0, 300, 136, 348], found=0.8) == 10
