@@ -30,6 +30,7 @@ from hupai.vision.checks import (
     check_reasons,
     checks,
     is_confident,
+    over_two_tiles,
     tiles_to_check,
 )
 from hupai.vision.classes import BACK, CLASS_NAMES, WHITE_DRAGON, tile_of
@@ -334,6 +335,7 @@ def rebuild(reading: Reading, class_id: NDArray[np.int64]) -> Reading:
             frame.get("check_below", CHECK_BELOW),
             frame.get("reject"),
             in_room=frame.get("in_room"),
+            across=frame.get("across"),
         )
     again = build_reading(
         det,
@@ -373,6 +375,9 @@ class NamedTiles:
     #: the colour of every box's face ground (:func:`~hupai.vision.clutter.face_grounds`),
     #: kept as ``box_probs`` is
     box_grounds: NDArray[np.float64] | None = None
+    #: the tiles a box over two tiles lay across, which went
+    #: (:func:`~hupai.vision.checks.over_two_tiles`): each is marked ``doubled``
+    across: NDArray[np.bool_] | None = None
 
     def take(self, keep: NDArray[np.bool_]) -> NamedTiles:
         """These tiles where ``keep``."""
@@ -389,6 +394,7 @@ class NamedTiles:
             reject=part(self.reject),
             index=part(self.index),
             in_room=part(self.in_room),
+            across=part(self.across),
         )
 
 
@@ -455,6 +461,13 @@ def tiles_of_names(
         tile |= in_room[keep]
     keep[np.nonzero(keep)[0][~tile]] = False
     probs, reject = probs[tile], reject[tile]
+    # a box the finder put across two tiles goes; the two stay, marked (either may be wrong)
+    kept = np.nonzero(keep)[0]
+    over, across = over_two_tiles(det.xyxy[kept], det.confidence[kept])
+    if in_room is not None:
+        over &= ~in_room[kept]
+    keep[kept[over]] = False
+    probs, reject, across = probs[~over], reject[~over], across[~over]
     chosen = decode_names(probs)
     alt, alt_p = alternatives(probs, chosen)
     named = Detections(det.xyxy[keep], alt_p[:, 0], chosen)
@@ -462,7 +475,17 @@ def tiles_of_names(
     index = np.nonzero(keep)[0].astype(np.int64)
     rooms = None if in_room is None else in_room[keep]
     return NamedTiles(
-        named, alt, alt_p, det.confidence[keep], below, reject, index, rooms, box_probs, grounds
+        named,
+        alt,
+        alt_p,
+        det.confidence[keep],
+        below,
+        reject,
+        index,
+        rooms,
+        box_probs,
+        grounds,
+        across,
     )
 
 
@@ -605,6 +628,7 @@ def build_reading(
         warnings,
         check_below,
         None if names is None else names.reject,
+        None if names is None else names.across,
     )
     return Reading(
         source=source,
@@ -638,6 +662,7 @@ def build_reading(
                 "check_below": check_below,
                 "reject": None if names is None else names.reject,
                 "in_room": None if names is None else names.in_room,
+                "across": None if names is None else names.across,
             },
             "places": {
                 "hand": list(hand_idx),

@@ -101,3 +101,30 @@ def test_each_marked_tile_says_why() -> None:
     assert [r.reasons_of(i) for i in r.check] == [("warned",), ("name",), ("clutter",)]
     d = r.to_dict()["detections"]
     assert d["check_reasons"][1] == ["name"] and d["check_reasons"][2] == []
+
+
+def _with_box_across(straddler_score: float) -> Reading:
+    """The hand's row read with a fifteenth box over its 4th and 5th tiles (0.53 of it in one,
+    0.41 in the other) that the finder scored ``straddler_score`` (the tiles 0.8)."""
+    from hupai.vision.namer import NAMER_CLASSES
+    from hupai.vision.reading import tiles_of_names
+
+    xy = [[60.0 + 36 * k, 300, 60 + 36 * k + 34, 346] for k in range(len(HAND))]
+    det = Detections.make([*xy, [184.0, 300, 218, 346]], [0] * 15, [0.8] * 14 + [straddler_score])
+    probs = np.full((15, len(NAMER_CLASSES)), 0.001)
+    for i, c in enumerate([*HAND, 13]):
+        probs[i, c] = 0.97
+    names = tiles_of_names(probs / probs.sum(axis=1, keepdims=True), det)
+    return build_reading(names.detections, None, 0.0, (800, 600), names=names)
+
+
+def test_a_box_the_finder_put_across_two_tiles_goes_and_both_stay_marked() -> None:
+    r = _with_box_across(0.5)
+    assert len(r.detections) == 14 and r.check == (3, 4) and not r.confident
+    assert r.check_reasons[3] == ("doubled",)
+    assert rebuild(r, r.detections.class_id).check == (3, 4)  # named again by hand: still marked
+
+
+def test_a_box_across_two_tiles_the_finder_scored_over_them_stays() -> None:
+    r = _with_box_across(0.9)
+    assert len(r.detections) == 15 and not r.confident
