@@ -98,7 +98,8 @@ __all__ = [
 #: boxes, clutter weighed by where a box lies; 16: a tile read in a row's room; 17: a body
 #: the finder doubted just beyond a row's end, level with it, is a gap, and read; a tile set
 #: apart in the row of a pung of its kind is doubted, kong_or_apart; 18: the clutter model weighs
-#: the colour of a box's face ground beside the photo's tiles', and a lone doubted back goes).
+#: the colour of a box's face ground beside the photo's tiles'; a lone doubted back, a box
+#: across two tiles and a bare room read as a back are no tiles).
 READER_RULES = 18
 
 #: A box is not a tile when the namer gives "reject" at least this probability. Weighed with
@@ -283,9 +284,9 @@ def read_in_rooms(
     """The reading again with a tile read in each row's room the photo shows one in (a
     ``gap``): the body the finder doubted there, else the room, named with the other tiles
     (hand-wide). A tile read so must be named surely (the namer's ``check_below``), and in a
-    room with no body not as the white dragon — a bare light table is a blank face to the
-    namer; it is reported (``tile_in_room``) for the player to check, never trusted. Where no
-    room gives a tile, the reading as it was (its gaps stand)."""
+    room with no body not as the white dragon or a back — a bare light table is a blank face
+    to the namer, a coloured one a back; it is reported (``tile_in_room``) for the player to
+    check, never trusted. Where no room gives a tile, the reading as it was (its gaps stand)."""
     if not len(reading.gaps):
         return reading
     det = named.detections
@@ -312,7 +313,8 @@ def read_in_rooms(
     body[in_room] = rooms.body[again.index[in_room] - n]
     name = again.detections
     unsure = name.confidence < again.check_below
-    blank = ~body & (name.class_id == WHITE_DRAGON)
+    # a bare table is a blank white face to the namer, or a coloured back
+    blank = ~body & np.isin(name.class_id, (WHITE_DRAGON, BACK))
     keep = ~(in_room & (unsure | blank))
     if not (in_room & keep).any():
         return reading

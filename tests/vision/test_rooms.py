@@ -381,11 +381,14 @@ def test_a_tile_the_finder_doubted_in_a_rows_room_is_read_and_marked_for_a_check
     assert i in reading.check and not reading.confident
 
 
-def test_a_bare_room_the_namer_calls_a_blank_white_dragon_stays_a_gap(tmp_path: Path) -> None:
+@pytest.mark.parametrize("bare", ["5z", "back"])  # a blank white dragon, a tile's back
+def test_a_bare_room_the_namer_calls_a_blank_face_or_a_back_stays_a_gap(
+    tmp_path: Path, bare: str
+) -> None:
     from hupai.vision.reading import read_image
 
     image, boxes = _white_table_row(False)  # the room: white table, no body
-    palette = {"1m": 60.0, "5z": 250.0, "reject": 150.0}
+    palette = {"1m": 60.0, bare: 250.0, "reject": 150.0}
     finder, namer = _finder_and_namer(tmp_path, boxes, palette)
     reading = read_image(image, detector=finder, namer=namer)
     assert len(reading.detections) == 5 and len(reading.gaps) == 1
