@@ -437,11 +437,9 @@ def tiles_of_names(
     """The boxes ``det`` named ``probs`` (the namer's, a row a box): what is not a tile
     dropped, the names decoded hand-wide (copy caps); ``check_below``: the namer's
     calibrated threshold (None: :data:`~hupai.vision.checks.CHECK_BELOW`). ``in_room``:
-    the boxes read in a row's room for a tile, which the clutter model does not weigh — it
-    weighs how sure the finder was and where its box lies, and a room lies in a row.
-    ``grounds``: the colours of the boxes' face grounds (:func:`~hupai.vision.clutter.
-    face_grounds`; None: not weighed) — a room's and a back's are not, nor do they set the
-    photo's tiles' colour."""
+    the boxes read in a row's room for a tile, never dropped as clutter. ``grounds``: the
+    colours of the boxes' face grounds (:func:`~hupai.vision.clutter.face_grounds`; None: not
+    weighed) — a room's and a back's are not, nor do they set the photo's tiles' colour."""
     from hupai.vision.decoding import alternatives, decode_names
 
     box_probs = np.asarray(probs, np.float64)  # every box's, kept whole (NamedTiles.box_probs)
@@ -450,26 +448,11 @@ def tiles_of_names(
     reject = probs[:, REJECT].copy()
     probs[:, REJECT] = 0.0  # a kept box is a tile: its names share the rest
     probs /= probs.sum(axis=1, keepdims=True)
-    weighed = None
-    if grounds is not None:
-        weighed = np.array(grounds, np.float64)[keep]  # (a copy)
-        weighed[probs.argmax(axis=1) == BACK] = np.nan  # a set's backs are not its faces' colour
-        if in_room is not None:
-            weighed[in_room[keep]] = np.nan
-    # what the finder and the namer together take for clutter goes as the namer's rejects do
-    tile = clutter_scores(det[keep], probs, reject, weighed) <= CLUTTER_ABOVE
-    tile &= ~lone_backs(det[keep], probs)
-    if in_room is not None:
-        tile |= in_room[keep]
+    room = np.zeros(len(det), bool) if in_room is None else np.asarray(in_room, bool)
+    grounds_kept = None if grounds is None else np.asarray(grounds, np.float64)[keep]
+    tile, marked = _tiles_among(det[keep], probs, reject, grounds_kept, room[keep])
     keep[np.nonzero(keep)[0][~tile]] = False
-    probs, reject = probs[tile], reject[tile]
-    # a box the finder put across two tiles goes; the two stay, marked (either may be wrong)
-    kept = np.nonzero(keep)[0]
-    over, across = over_two_tiles(det.xyxy[kept], det.confidence[kept])
-    if in_room is not None:
-        over &= ~in_room[kept]
-    keep[kept[over]] = False
-    probs, reject, across = probs[~over], reject[~over], across[~over]
+    probs, reject, across = probs[tile], reject[tile], marked[tile]
     chosen = decode_names(probs)
     alt, alt_p = alternatives(probs, chosen)
     named = Detections(det.xyxy[keep], alt_p[:, 0], chosen)
@@ -489,6 +472,33 @@ def tiles_of_names(
         grounds,
         across,
     )
+
+
+def _tiles_among(
+    det: Detections,
+    probs: NDArray[np.float64],
+    reject: NDArray[np.float64],
+    grounds: NDArray[np.float64] | None,
+    in_room: NDArray[np.bool_],
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """Which of the boxes the namer kept (``det``, its ``probs`` without "not a tile", its
+    ``reject``, their face ``grounds``) are tiles, and which of them a box across two tiles lay
+    across (marked). A row's room (``in_room``) is always a tile: the clutter model weighs how
+    sure the finder was and where a box lies, and a room lies in a row."""
+    weighed = None
+    if grounds is not None:
+        weighed = grounds.copy()
+        weighed[(probs.argmax(axis=1) == BACK) | in_room] = np.nan  # not the faces' colour
+    # what the finder and the namer together take for clutter goes as the namer's rejects do
+    tile = (clutter_scores(det, probs, reject, weighed) <= CLUTTER_ABOVE) & ~lone_backs(det, probs)
+    tile |= in_room
+    # a box the finder put across two tiles goes; the two stay, marked (either may be wrong)
+    kept = np.nonzero(tile)[0]
+    over, across = over_two_tiles(det.xyxy[kept], det.confidence[kept])
+    tile[kept[over & ~in_room[kept]]] = False
+    marked = np.zeros(len(det), bool)
+    marked[kept[across]] = True
+    return tile, marked
 
 
 def _with(reading: Reading, **changes: Any) -> Reading:
