@@ -16,8 +16,7 @@ real train's tiles; the cut chosen on real val and the held-out scenes (``bench/
 dorothys and the held-out procedural family, never trained on, and samoheen beside them).
 
 >>> import numpy as np
->>> from hupai.vision.classes import BACK
-from hupai.vision.detections import Detections, box_gaps
+>>> from hupai.vision.detections import Detections, box_gaps
 >>> det = Detections.make([[0, 0, 30, 40], [32, 0, 62, 40], [64, 0, 94, 40], [96, 5, 106, 15]],
 ...                       [0, 1, 2, 3], [0.9, 0.9, 0.9, 0.35])
 >>> names = np.array([[0.98, 0.01, 0.01], [0.97, 0.02, 0.01], [0.96, 0.02, 0.02], [0.4, 0.3, 0.3]])
