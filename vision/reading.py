@@ -56,7 +56,7 @@ from hupai.vision.layout import (
 from hupai.vision.namer import REJECT, Namer, NamerError
 from hupai.vision.passes import FINDER_CONF, detect_photo, featureless
 from hupai.vision.result import WARNING_CODES, Reading, ReadingWarning, ReadMeld
-from hupai.vision.rooms import GapJudge, RoomLook, gap_judge, room_tiles
+from hupai.vision.rooms import GapJudge, RoomLook, gap_judge, rejected_in_rows, room_tiles
 
 __all__ = [
     "FINDER_CONF",
@@ -380,6 +380,9 @@ class NamedTiles:
     #: the tiles a box over two tiles lay across, which went
     #: (:func:`~hupai.vision.checks.over_two_tiles`): each is marked ``doubled``
     across: NDArray[np.bool_] | None = None
+    #: boxes (frame) the namer half rejected in a row of tiles
+    #: (:func:`~hupai.vision.rooms.rejected_in_rows`): each is a gap
+    unknown_faces: NDArray[np.float64] | None = None
 
     def take(self, keep: NDArray[np.bool_]) -> NamedTiles:
         """These tiles where ``keep``."""
@@ -453,6 +456,8 @@ def tiles_of_names(
     tile, marked = _tiles_among(det[keep], probs, reject, grounds_kept, room[keep])
     keep[np.nonzero(keep)[0][~tile]] = False
     probs, reject, across = probs[tile], reject[tile], marked[tile]
+    # a box the namer only half rejected, in a row of tiles: a face it does not know (a gap)
+    unknown = rejected_in_rows(det, box_probs[:, REJECT], keep, REJECT_ABOVE) & ~room
     chosen = decode_names(probs)
     alt, alt_p = alternatives(probs, chosen)
     named = Detections(det.xyxy[keep], alt_p[:, 0], chosen)
@@ -471,7 +476,19 @@ def tiles_of_names(
         box_probs,
         grounds,
         across,
+        det.xyxy[unknown],
     )
+
+
+def _with_unknown_faces(
+    gaps: NDArray[np.float64], faces: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """The gaps (frame boxes) and the half-rejected faces in rows that lie on none of them."""
+    from hupai.vision.detections import box_iou
+
+    if len(gaps) and len(faces):
+        faces = faces[box_iou(faces, gaps).max(axis=1) < 0.3]
+    return np.concatenate([gaps, faces])
 
 
 def _tiles_among(
@@ -622,13 +639,15 @@ def build_reading(
         )
     if gaps is None:
         judged = missing_tiles(det, layout) if judge_gaps is None else judge_gaps(det, layout)
+        if names is not None and names.unknown_faces is not None:
+            judged = _with_unknown_faces(np.reshape(judged, (-1, 4)), names.unknown_faces)
         gaps = photo_boxes(judged, to_image)
     if len(gaps):
         warnings.append(
             ReadingWarning(
                 "gap",
-                f"{len(gaps)} place(s) where a tile may lie unread: a row's room for one, or"
-                " a tile-shaped body seen but not boxed",
+                f"{len(gaps)} place(s) where a tile may lie unread: a row's room for one, a"
+                " tile-shaped body seen but not boxed, or a face in a row not taken for a tile",
             )
         )
     loose = [tile(i) for i in stray if det.class_id[i] != BACK]

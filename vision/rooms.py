@@ -27,7 +27,11 @@ Where a namer reads, a doubtful body in no room — beyond a row's end, a whole 
 passed over — is a gap too when it is a tile's size and the namer is sure it is a tile
 (:func:`unboxed_bodies`); and one where a row's next tile would lie, just beyond its end and
 level with it, when the namer takes it for a tile as it takes a room's (:func:`end_bodies`:
-a blank white dragon at the end of a case's row, scored under the finder's cut).
+a blank white dragon at the end of a case's row, scored under the finder's cut). And a box
+the finder was fairly sure of, lying in a row of tiles, that the namer took for no tile
+without being sure, is a gap (:func:`rejected_in_rows`): a face the namer does not know — a
+white dragon framed around a character, of a set it never saw — may lie there, and dropped
+in silence it left a confident reading a tile short.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from hupai.vision.checks import touches_border
+from hupai.vision.clutter import row_mates
 from hupai.vision.detections import (
     Detections,
     box_iou,
@@ -295,6 +300,42 @@ def judge(
             bodies = bodies[box_iou(bodies, gaps).max(axis=1) < BODY_IOU]
         gaps = np.concatenate([gaps, bodies])
     return gaps
+
+
+#: A box the namer took for no tile (its "not a tile" probability at its cut,
+#: :data:`hupai.vision.reading.REJECT_ABOVE`, or more) with less than this ...
+UNSURE_REJECT_BELOW = 0.8
+#: ... that the finder scored at least this, lying beside a tile in a row, is a gap. Camerash
+#: composites (300, seed 7600): one confident reading a framed white dragon short is doubted,
+#: none read exactly; real val: no photo has one (0.45: two exact composites doubted too).
+REJECTED_FOUND_FROM = 0.55
+
+
+def rejected_in_rows(
+    det: Detections, reject: NDArray[np.float64], tile: NDArray[np.bool_], cut: float = 0.5
+) -> NDArray[np.bool_]:
+    """Which of the finder's boxes (``det``, frame, its scores) the namer rejected unsurely
+    (``reject`` from its ``cut`` to :data:`UNSURE_REJECT_BELOW`) though the finder scored them from
+    :data:`REJECTED_FOUND_FROM`, each lying beside one of the ``tile`` boxes in a row
+    (:func:`hupai.vision.clutter.row_mates`, asked of each with the tiles alone: rejected
+    boxes in a row of their own — a keyboard's keys — are not a row of tiles).
+
+    >>> det = Detections.make([[0, 0, 30, 40], [32, 0, 62, 40], [64, 0, 94, 40],
+    ...                        [0, 200, 30, 240]], [0, 0, 0, 0], [0.9, 0.7, 0.9, 0.7])
+    >>> tile = np.array([True, False, True, False])
+    >>> rejected_in_rows(det, np.array([0.0, 0.6, 0.0, 0.6]), tile).tolist()
+    [False, True, False, False]
+    >>> rejected_in_rows(det, np.array([0.0, 0.95, 0.0, 0.6]), tile).tolist()  # sure: no tile
+    [False, False, False, False]
+    """
+    reject = np.asarray(reject, np.float64)
+    unsure = (reject >= cut) & (reject < UNSURE_REJECT_BELOW)
+    found = np.asarray(det.confidence, np.float64) >= REJECTED_FOUND_FROM
+    tiles = np.nonzero(np.asarray(tile, bool))[0]
+    out = np.zeros(len(det), bool)
+    for i in np.nonzero(unsure & found)[0]:
+        out[i] = bool(row_mates(det[np.append(tiles, i)])[-1] > 0)
+    return out
 
 
 def gap_judge(

@@ -128,3 +128,36 @@ def test_a_box_the_finder_put_across_two_tiles_goes_and_both_stay_marked() -> No
 def test_a_box_across_two_tiles_the_finder_scored_over_them_stays() -> None:
     r = _with_box_across(0.9)
     assert len(r.detections) == 15 and not r.confident
+
+
+def _row_with_a_half_rejected_face(reject: float, found: float = 0.7) -> Reading:
+    """The hand's row, its 6th box taken for no tile at ``reject`` (the finder's ``found``),
+    where the photo shows no tile in the room it leaves (as the namer's look at it would say)."""
+    from hupai.vision.namer import NAMER_CLASSES, REJECT
+    from hupai.vision.reading import tiles_of_names
+
+    xy = [[60.0 + 36 * k, 300, 60 + 36 * k + 34, 346] for k in range(len(HAND))]
+    det = Detections.make(xy, [0] * len(HAND), [0.8] * 5 + [found] + [0.8] * 8)
+    probs = np.full((len(HAND), len(NAMER_CLASSES)), 0.001)
+    for i, c in enumerate(HAND):
+        probs[i, c] = 0.97
+    probs[5, REJECT] = reject * probs[5].sum() / (1 - reject)
+    names = tiles_of_names(probs / probs.sum(axis=1, keepdims=True), det)
+    no_room = lambda *_: np.zeros((0, 4))  # noqa: E731
+    return build_reading(names.detections, None, 0.0, (800, 600), names=names, judge_gaps=no_room)
+
+
+def test_a_face_in_a_row_the_namer_half_rejects_is_a_gap() -> None:
+    r = _row_with_a_half_rejected_face(0.6)
+    assert len(r.detections) == 13 and not r.confident
+    (gap,) = r.gaps
+    assert abs(gap[0] - (60 + 36 * 5)) < 1
+
+
+def test_a_box_the_namer_surely_rejects_leaves_no_gap() -> None:
+    r = _row_with_a_half_rejected_face(0.95)
+    assert len(r.detections) == 13 and len(r.gaps) == 0
+
+
+def test_a_half_rejected_box_the_finder_doubted_leaves_no_gap() -> None:
+    assert len(_row_with_a_half_rejected_face(0.6, found=0.4).gaps) == 0
