@@ -99,7 +99,8 @@ __all__ = [
 #: the finder doubted just beyond a row's end, level with it, is a gap, and read; a tile set
 #: apart in the row of a pung of its kind is doubted, kong_or_apart; 18: the clutter model weighs
 #: the colour of a box's face ground beside the photo's tiles'; a lone doubted back, a box
-#: across two tiles and a bare room read as a back are no tiles).
+#: across two tiles and a bare room read as a back are no tiles; a face in a row the namer
+#: half rejects is a gap).
 READER_RULES = 18
 
 #: A box is not a tile when the namer gives "reject" at least this probability. Weighed with
