@@ -32,6 +32,7 @@ from numpy.typing import NDArray
 
 from hupai.vision.classes import BACK
 from hupai.vision.detections import Detections, box_gaps
+from hupai.vision.namer import crop_tiles
 
 #: A tile's height over its width, upright (the reference of the aspect feature).
 TILE_ASPECT = 1.33
@@ -100,25 +101,11 @@ def clutter_features(
 GROUND_PERCENTILE = 60
 #: The side of the small crop a face's ground is read from, in pixels.
 GROUND_CROP = 32
-#: Fewer boxes than this that are not backs give no reference colour: no offsets.
+#: Fewer boxes counted than this (not backs, not rooms) give no reference colour: no offsets.
 GROUND_REFERENCE_AT_LEAST = 4
 #: The colour offset that counts as one unit (Lab a*b* distance; a cream tile and a white one
 #: differ by a few).
 GROUND_UNIT = 10.0
-
-
-#: A box named a back with no box beside it in a row (:func:`row_mates`) is clutter when the
-#: finder scored it under this: a face-down tile lies in a kong or a wall, beside others.
-LONE_BACK_BELOW = 0.5
-
-
-def lone_backs(det: Detections, names: NDArray[np.float64]) -> NDArray[np.bool_]:
-    """The boxes named a back (the namer's first name) with no box beside them in a row, that
-    the finder doubted (under :data:`LONE_BACK_BELOW`): a patch of table or wall the namer
-    takes for a tile's back. (A back outside a meld never enters the hand; lone, it only made
-    the reading doubtful.)"""
-    back = np.asarray(names).argmax(axis=1) == BACK
-    return np.asarray(back & (row_mates(det) == 0) & (det.confidence < LONE_BACK_BELOW))
 
 
 def face_grounds(
@@ -134,8 +121,6 @@ def face_grounds(
     >>> (grounds[1, 1] - grounds[0, 1] > 40).item()  # a* of red against white
     True
     """
-    from hupai.vision.namer import crop_tiles
-
     n = len(xyxy)
     if n == 0:
         return np.zeros((0, 3))
@@ -171,6 +156,20 @@ def ground_offsets(grounds: NDArray[np.float64]) -> NDArray[np.float64]:
     reference = np.median(grounds[counted][:, 1:], axis=0)
     offset = np.linalg.norm(grounds[:, 1:] - reference, axis=1) / GROUND_UNIT
     return np.where(counted, np.log1p(offset), 0.0)
+
+
+#: A box named a back with no box beside it in a row (:func:`row_mates`) is clutter when the
+#: finder scored it under this: a face-down tile lies in a kong or a wall, beside others.
+LONE_BACK_BELOW = 0.5
+
+
+def lone_backs(det: Detections, names: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """The boxes named a back (the namer's first name) with no box beside them in a row, that
+    the finder doubted (under :data:`LONE_BACK_BELOW`): a patch of table or wall the namer
+    takes for a tile's back. (A back outside a meld never enters the hand; lone, it only made
+    the reading doubtful.)"""
+    back = np.asarray(names).argmax(axis=1) == BACK
+    return np.asarray(back & (row_mates(det) == 0) & (det.confidence < LONE_BACK_BELOW))
 
 
 #: Beyond this many tile sides from the nearest box, a box is as much apart as it can be (a
