@@ -86,6 +86,8 @@ def label_photo(
             out["frame"]["reject"] = _floats(frame["reject"])
         if frame.get("in_room") is not None:  # tiles read in a row's room, to be checked
             out["frame"]["in_room"] = [int(i) for i in np.nonzero(frame["in_room"])[0]]
+        if frame.get("across") is not None:  # tiles a box across two lay across, to be checked
+            out["frame"]["across"] = [int(i) for i in np.nonzero(frame["across"])[0]]
     out["seconds"] = round(time.perf_counter() - began, 4)
     if previews:
         out["thumb"] = thumbnail(image, reading_of(out, rel))
@@ -121,6 +123,7 @@ def reading_of(entry: dict[str, Any], rel: str) -> Reading:
             float(frame.get("check_below", CHECK_BELOW)),
             None if frame.get("reject") is None else np.asarray(frame["reject"], np.float64),
             in_room=np.isin(np.arange(len(det)), frame.get("in_room", [])),
+            across=np.isin(np.arange(len(det)), frame.get("across", [])),
         )
     gaps = entry.get("gaps")  # absent from manifests written before: the boxes alone judge
     photo = entry.get("photo_xyxy")  # absent before: the envelopes of the turned boxes

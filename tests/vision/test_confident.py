@@ -3,7 +3,10 @@ each tile that needs a check is marked (``check``; ``detections.check`` in the J
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pytest
 
 from hupai.vision.checks import BOX_CHECK_BELOW, CHECK_BELOW, WHITE_DRAGON_BOX_CHECK_BELOW
 from hupai.vision.detections import Detections
@@ -161,3 +164,33 @@ def test_a_box_the_namer_surely_rejects_leaves_no_gap() -> None:
 
 def test_a_half_rejected_box_the_finder_doubted_leaves_no_gap() -> None:
     assert len(_row_with_a_half_rejected_face(0.6, found=0.4).gaps) == 0
+
+
+def test_the_tiles_a_box_across_two_lay_across_stay_marked_through_the_labelling_manifest(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("onnx")
+    import cv2
+    from fake_models import fake_model, fake_namer
+
+    from hupai.labeling.read import label_photo, reading_of
+    from hupai.vision.classes import class_by_name
+    from hupai.vision.detector import Detector
+    from hupai.vision.namer import REJECT, Namer
+
+    image = np.full((640, 640, 3), 255, np.uint8)
+    boxes: list[tuple[float, ...]] = []
+    for k in range(6):  # six dark tiles with a white mark, touching
+        x0 = 100 + 62 * k
+        image[300:380, x0 : x0 + 60] = (30, 30, 40)
+        image[330:350, x0 + 20 : x0 + 40] = 255
+        boxes.append((x0 + 30.0, 340.0, 60.0, 80.0, 0, 0.8))
+    boxes.append((220.0, 340.0, 60.0, 80.0, 0, 0.5))  # 0.53 in the 2nd tile, 0.43 in the 3rd
+    finder = Detector(fake_model(tmp_path, boxes, names=("tile",)))  # type: ignore[arg-type]
+    namer = Namer(fake_namer(tmp_path, {class_by_name("1m"): 60.0, REJECT: 250.0}))
+    cv2.imwrite(str(tmp_path / "row.png"), image)
+    entry = label_photo(finder, "row.png", tmp_path / "row.png", namer=namer)
+    back = reading_of(entry, "row.png")
+    assert entry["frame"]["across"] == [1, 2]
+    doubled = [i for i, why in enumerate(back.check_reasons) if "doubled" in why]
+    assert len(back.detections) == 6 and doubled == [1, 2]
