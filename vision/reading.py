@@ -38,6 +38,7 @@ from hupai.vision.clutter import CLUTTER_ABOVE, clutter_scores, face_grounds, lo
 from hupai.vision.deadline import ReadTimeout, check_deadline, read_deadline
 from hupai.vision.detections import (
     Detections,
+    box_iou,
     envelopes,
     first_look_boxes,
     photo_boxes,
@@ -485,8 +486,6 @@ def _with_unknown_faces(
     gaps: NDArray[np.float64], faces: NDArray[np.float64]
 ) -> NDArray[np.float64]:
     """The gaps (frame boxes) and the half-rejected faces in rows that lie on none of them."""
-    from hupai.vision.detections import box_iou
-
     if len(gaps) and len(faces):
         faces = faces[box_iou(faces, gaps).max(axis=1) < 0.3]
     return np.concatenate([gaps, faces])

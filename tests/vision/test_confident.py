@@ -133,9 +133,12 @@ def test_a_box_across_two_tiles_the_finder_scored_over_them_stays() -> None:
     assert len(r.detections) == 15 and not r.confident
 
 
-def _row_with_a_half_rejected_face(reject: float, found: float = 0.7) -> Reading:
+def _row_with_a_half_rejected_face(
+    reject: float, found: float = 0.7, room_shown: bool = False
+) -> Reading:
     """The hand's row, its 6th box taken for no tile at ``reject`` (the finder's ``found``),
-    where the photo shows no tile in the room it leaves (as the namer's look at it would say)."""
+    where the photo shows no tile in the room it leaves (as the namer's look at it would say)
+    — or, ``room_shown``, does."""
     from hupai.vision.namer import NAMER_CLASSES, REJECT
     from hupai.vision.reading import tiles_of_names
 
@@ -146,8 +149,9 @@ def _row_with_a_half_rejected_face(reject: float, found: float = 0.7) -> Reading
         probs[i, c] = 0.97
     probs[5, REJECT] = reject * probs[5].sum() / (1 - reject)
     names = tiles_of_names(probs / probs.sum(axis=1, keepdims=True), det)
-    no_room = lambda *_: np.zeros((0, 4))  # noqa: E731
-    return build_reading(names.detections, None, 0.0, (800, 600), names=names, judge_gaps=no_room)
+    room = np.array([xy[5]]) if room_shown else np.zeros((0, 4))
+    judge = lambda *_: room  # noqa: E731
+    return build_reading(names.detections, None, 0.0, (800, 600), names=names, judge_gaps=judge)
 
 
 def test_a_face_in_a_row_the_namer_half_rejects_is_a_gap() -> None:
@@ -155,6 +159,10 @@ def test_a_face_in_a_row_the_namer_half_rejects_is_a_gap() -> None:
     assert len(r.detections) == 13 and not r.confident
     (gap,) = r.gaps
     assert abs(gap[0] - (60 + 36 * 5)) < 1
+
+
+def test_a_half_rejected_face_in_a_room_the_photo_shows_is_one_gap() -> None:
+    assert len(_row_with_a_half_rejected_face(0.6, room_shown=True).gaps) == 1
 
 
 def test_a_box_the_namer_surely_rejects_leaves_no_gap() -> None:
