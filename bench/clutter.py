@@ -69,10 +69,13 @@ def gather(
         if len(d) == 0 or read.alternative_probs is None:
             continue
         boxes = Detections(frame["xyxy"], frame["box_confidence"], d.class_id)
-        grounds = clutter.face_grounds(image, frame["xyxy"], frame["to_image"])
-        # as the reader: a room's and a back's are not weighed (the reader's backs: by the
-        # namer's first name, before decoding; here as decoded — the same all but never)
-        grounds[np.asarray(frame["in_room"], bool) | (d.class_id == BACK)] = np.nan
+        # as the reader weighs them (its backs: by the namer's first name, before decoding;
+        # here as decoded — the same all but never)
+        grounds = clutter.grounds_weighed(
+            clutter.face_grounds(image, frame["xyxy"], frame["to_image"]),
+            d.class_id == BACK,
+            np.asarray(frame["in_room"], bool),
+        )
         features = clutter.clutter_features(boxes, read.alternative_probs, frame["reject"], grounds)
         rows.append(features)
         iou = box_iou(d.xyxy, truth.xyxy) if len(truth) else np.zeros((len(d), 1))

@@ -136,6 +136,16 @@ def face_grounds(
     return np.asarray((ranked[rows, (count - 1) // 2] + ranked[rows, count // 2]) / 2, np.float64)
 
 
+def grounds_weighed(
+    grounds: NDArray[np.float64], back: NDArray[np.bool_], in_room: NDArray[np.bool_]
+) -> NDArray[np.float64]:
+    """The face grounds the model weighs: NaN (not weighed, :func:`ground_offsets`) for a box
+    named a back — a set's backs are another colour than its faces — and a row's room."""
+    weighed = np.array(grounds, np.float64)  # (a copy)
+    weighed[np.asarray(back, bool) | np.asarray(in_room, bool)] = np.nan
+    return weighed
+
+
 def ground_offsets(grounds: NDArray[np.float64]) -> NDArray[np.float64]:
     """log(1 + how far each box's face ground lies in colour (a*b*) from the photo's tiles'
     (their median), in units of :data:`GROUND_UNIT`): 0 for a box whose ground is NaN — not
@@ -243,6 +253,7 @@ __all__ = [
     "clutter_scores",
     "face_grounds",
     "ground_offsets",
+    "grounds_weighed",
     "isolation",
     "lone_backs",
     "row_mates",

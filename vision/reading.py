@@ -34,7 +34,13 @@ from hupai.vision.checks import (
     tiles_to_check,
 )
 from hupai.vision.classes import BACK, CLASS_NAMES, WHITE_DRAGON, tile_of
-from hupai.vision.clutter import CLUTTER_ABOVE, clutter_scores, face_grounds, lone_backs
+from hupai.vision.clutter import (
+    CLUTTER_ABOVE,
+    clutter_scores,
+    face_grounds,
+    grounds_weighed,
+    lone_backs,
+)
 from hupai.vision.deadline import ReadTimeout, check_deadline, read_deadline
 from hupai.vision.detections import (
     Detections,
@@ -504,8 +510,7 @@ def _tiles_among(
     sure the finder was and where a box lies, and a room lies in a row."""
     weighed = None
     if grounds is not None:
-        weighed = grounds.copy()
-        weighed[(probs.argmax(axis=1) == BACK) | in_room] = np.nan  # not the faces' colour
+        weighed = grounds_weighed(grounds, probs.argmax(axis=1) == BACK, in_room)
     # what the finder and the namer together take for clutter goes as the namer's rejects do
     tile = (clutter_scores(det, probs, reject, weighed) <= CLUTTER_ABOVE) & ~lone_backs(det, probs)
     tile |= in_room

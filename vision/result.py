@@ -144,10 +144,6 @@ class Reading:
 
         return tiles_to_check(self.check_reasons)
 
-    def reasons_of(self, i: int) -> tuple[str, ...]:
-        """Why detection ``i`` is to be checked (empty: it is not)."""
-        return self.check_reasons[i]
-
     def indicator_or_fishing(self, city: str | None = None) -> dict[str, Any]:
         """The set-apart tiles as the city's request field: ``indicator`` (one flipped
         tile) or ``fishing`` (up to three). Without a city: one tile is an indicator,

@@ -312,7 +312,7 @@ REJECTED_FOUND_FROM = 0.55
 
 
 def rejected_in_rows(
-    det: Detections, reject: NDArray[np.float64], tile: NDArray[np.bool_], cut: float = 0.5
+    det: Detections, reject: NDArray[np.float64], tile: NDArray[np.bool_], cut: float
 ) -> NDArray[np.bool_]:
     """Which of the finder's boxes (``det``, frame, its scores) the namer rejected unsurely
     (``reject`` from its ``cut`` to :data:`UNSURE_REJECT_BELOW`) though the finder scored them from
@@ -323,9 +323,9 @@ def rejected_in_rows(
     >>> det = Detections.make([[0, 0, 30, 40], [32, 0, 62, 40], [64, 0, 94, 40],
     ...                        [0, 200, 30, 240]], [0, 0, 0, 0], [0.9, 0.7, 0.9, 0.7])
     >>> tile = np.array([True, False, True, False])
-    >>> rejected_in_rows(det, np.array([0.0, 0.6, 0.0, 0.6]), tile).tolist()
+    >>> rejected_in_rows(det, np.array([0.0, 0.6, 0.0, 0.6]), tile, 0.5).tolist()
     [False, True, False, False]
-    >>> rejected_in_rows(det, np.array([0.0, 0.95, 0.0, 0.6]), tile).tolist()  # sure: no tile
+    >>> rejected_in_rows(det, np.array([0.0, 0.95, 0.0, 0.6]), tile, 0.5).tolist()  # sure
     [False, False, False, False]
     """
     reject = np.asarray(reject, np.float64)

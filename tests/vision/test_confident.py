@@ -101,7 +101,7 @@ def test_each_marked_tile_says_why() -> None:
     box[4], reject[4] = 0.55, 0.3  # clutter
     r = _row(p, box, reject=reject, x0=-10)  # tile 0 cut by the border
     assert r.check == (0, 1, 4)
-    assert [r.reasons_of(i) for i in r.check] == [("warned",), ("name",), ("clutter",)]
+    assert [r.check_reasons[i] for i in r.check] == [("warned",), ("name",), ("clutter",)]
     d = r.to_dict()["detections"]
     assert d["check_reasons"][1] == ["name"] and d["check_reasons"][2] == []
 
