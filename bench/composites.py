@@ -24,6 +24,12 @@ Concealed and added kongs are laid as exposed kongs (camerash has no face-down t
 indicator or fishing tiles; no flowers (neither city plays them); Nanning's chows concealed.
 
     python bench/composites.py [--n 200] [--seed 3600] [--model F.onnx --namer N.onnx]
+    python bench/composites.py --low    # the hand's tiles standing, seen from a low camera
+
+``--low`` stands the hand's tiles up before a low camera (one of the failure kinds of the
+kept-apart photos: a webcam level with the table): each shows its top above its face — the
+face's layer, then the back's — and no body below; melds lie as before. The same seeds lay
+other hands (the top's height is drawn from them).
 """
 
 from __future__ import annotations
@@ -58,6 +64,9 @@ TRIM = 0.04
 FACE_ASPECT = 0.75
 #: the body seen below a face, as a share of the face's height
 BODY = 0.22
+#: ``--low``: the top of a standing tile seen from a low camera, as a share of the face's
+#: height (a webcam level with the table sees a sliver; one a little above, more)
+TOP = (0.12, 0.4)
 #: body colours (BGR): ivory, green, blue, yellow, pink backs seen at the tile's foot
 BODIES = ((190, 215, 225), (70, 120, 40), (150, 90, 40), (60, 170, 210), (160, 140, 210))
 #: the contexts scored: (city, the rest of the request)
@@ -189,17 +198,21 @@ def compose(
     size: int = 1280,
     tables: list[NDArray[np.uint8]] | None = None,
     plain: bool = False,
+    low: bool = False,
 ) -> Composite:
     """One composite of a hand ``city`` scores (``tables``: photographs to draw the table
-    from; else procedural)."""
+    from; else procedural). ``low``: the hand's tiles stand and the camera is low: each
+    shows its top above its face (:data:`TOP`: the face's layer, then the back's), no body
+    below; the melds lie as before."""
     hand = plan(rng, city)
     placed, called = _lay_out(rng, hand)
     tw = float(rng.uniform(34, 80))  # a face's width, px, before the view turns it
     th = tw / FACE_ASPECT
     body = np.array(BODIES[int(rng.integers(len(BODIES)))], np.float32)
+    lid = float(rng.uniform(*TOP)) * th if low else 0.0  # a standing tile's top, px
     # the canvas: the layout with a margin of 1.5-4 tiles each side
     xs = [p.x for p in placed] + [p.x + (1 / FACE_ASPECT if p.sideways else 1) for p in placed]
-    ys = [p.y for p in placed] + [p.y - th / tw - BODY * th / tw for p in placed]
+    ys = [p.y for p in placed] + [p.y - (th + BODY * th + lid) / tw for p in placed]
     margin = float(rng.uniform(1.5, 4.0))
     x0, y0 = min(xs) - margin, min(ys) - margin
     cw = round((max(xs) - x0 + margin) * tw)
@@ -208,7 +221,8 @@ def compose(
     rects: list[tuple[int, tuple[float, float, float, float]]] = []
     for p in placed:
         fh = tw if p.sideways else th  # the face's height as laid
-        bh = BODY * th * (0.5 if p.sideways else 1.0)
+        standing = low and not p.sideways and p.y == 0.0  # the hand's row stands
+        bh = 0.0 if standing else BODY * th * (0.5 if p.sideways else 1.0)
         left, foot = (p.x - x0) * tw, (p.y - y0) * tw
         top = foot - fh - bh
         face = _face(faces[p.tile][int(rng.integers(len(faces[p.tile])))], round(tw), round(th))
@@ -220,7 +234,14 @@ def compose(
         canvas[shadow] = (canvas[shadow] * 0.6).astype(np.uint8)
         canvas[y + fh_px : round(foot), x : x + fw_px] = (body * 0.85).astype(np.uint8)
         canvas[y : y + fh_px, x : x + fw_px] = face
-        rects.append((class_of(p.tile), (x, y, x + fw_px, round(foot))))
+        y_top = y
+        if standing:  # the top, seen from just above: the face's layer, the back's behind it
+            y_top = round(y - lid)
+            ivory = np.array(BODIES[0], np.float32) * 1.05
+            split = round(y - 0.55 * lid)
+            canvas[y_top:split, x : x + fw_px] = np.clip(body * 0.95, 0, 255).astype(np.uint8)
+            canvas[split:y, x : x + fw_px] = np.clip(ivory, 0, 255).astype(np.uint8)
+        rects.append((class_of(p.tile), (x, y_top, x + fw_px, round(foot))))
     image, labels = _view(rng, canvas, rects, size, plain)
     melds = [(kind.value, list(t), c) for (kind, t), c in zip(hand.melds, called, strict=True)]
     return Composite(image, labels, list(hand.concealed), hand.winning, melds, list(hand.flowers))
@@ -362,11 +383,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", help="finder ONNX (default: the shipped one)")
     parser.add_argument("--namer", help="namer ONNX (default: the shipped one)")
     parser.add_argument("--save", type=Path, help="also write the composites here (YOLO)")
+    parser.add_argument(
+        "--low", action="store_true", help="the hand's tiles stand, seen from a low camera"
+    )
     args = parser.parse_args(argv)
     faces = load_faces(args.camerash)
     tables = table_photos()
     composites = [
-        compose(np.random.default_rng([args.seed, i]), faces, context_of(i)[0], tables=tables)
+        compose(
+            np.random.default_rng([args.seed, i]),
+            faces,
+            context_of(i)[0],
+            tables=tables,
+            low=args.low,
+        )
         for i in range(args.n)
     ]
     if args.save:

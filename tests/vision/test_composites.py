@@ -69,3 +69,19 @@ def test_the_true_hand_is_one_its_city_scores(faces: dict[Tile, list[Path]], see
     c = compose(np.random.default_rng([4, seed]), faces, city, plain=True)
     assert c.win_tile in c.hand and truth_score(c, city, context) is not None
     assert len(parse_tiles(c.request_fields()["hand"])) + 3 * len(c.melds) == 14
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_low_view_shows_each_hand_tiles_top_above_its_face(
+    faces: dict[Tile, list[Path]], seed: int
+) -> None:
+    c = compose(np.random.default_rng([3, seed]), faces, context_of(seed)[0], plain=True, low=True)
+    by_class = {class_of(t): colour(t) for t in EVERY_TILE}
+    for cls, (x1, y1, x2, y2) in c.labels[: len(c.hand)]:  # the hand's row is laid first
+        x = round((x1 + x2) / 2)
+        top, face = (
+            c.image[round(y1 + 0.04 * (y2 - y1)), x],
+            c.image[round(y1 + 0.7 * (y2 - y1)), x],
+        )
+        assert np.abs(face.astype(int) - np.array(by_class[cls])).max() < 12
+        assert np.abs(top.astype(int) - np.array(by_class[cls])).max() > 12
