@@ -60,6 +60,12 @@ CloserCut = Callable[[int, float, NDArray[np.int64]], NDArray[np.uint8]]
 PARTNER_KEYS = ("gate", "blend", "bonus")
 #: hupai's flowers and seasons (1f-8f): what a bonus reader names.
 BONUS = np.arange(CLASS_NAMES.index("1f"), CLASS_NAMES.index("8f") + 1)
+#: The 1 of bamboo: a bird on most sets, which the namer takes for a flower on sets it never
+#: saw. A bonus reader that names it too (the manifest's ``"bonus": {"bird": true}``) may say a
+#: box the namer calls a flower or a season is this tile.
+BIRD = CLASS_NAMES.index("1s")
+#: What a bonus reader that names the bird names: the eight, then the bird.
+BONUS_AND_BIRD = np.append(BONUS, BIRD)
 
 
 class NamerError(ValueError):
@@ -106,6 +112,9 @@ class NamerManifest:
     bonus_namer_weight: float = 0.0
     #: the bonus reader looks at each crop turned by 180° too, the two looks averaged
     bonus_turned: bool = False
+    #: the bonus reader names the 1 of bamboo too (:data:`BIRD`): the share of its look that
+    #: goes to the bird takes that much of this namer's "a flower or a season" to the bird
+    bonus_bird: bool = False
 
     @property
     def partners(self) -> tuple[str, ...]:
@@ -152,6 +161,7 @@ class NamerManifest:
                 bonus=str(data["bonus"]["file"]) if data.get("bonus") else None,
                 bonus_namer_weight=float((data.get("bonus") or {}).get("namer_weight", 0.0)),
                 bonus_turned=bool((data.get("bonus") or {}).get("turned", False)),
+                bonus_bird=bool((data.get("bonus") or {}).get("bird", False)),
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise NamerError(f"{source}: not a hupai namer manifest ({exc!r})") from None
@@ -432,7 +442,9 @@ class Namer:
     A manifest may name a **bonus reader**: a namer that looks again, at its own (larger)
     input size, at the boxes this one names a flower or a season and says which of the eight
     it is (their corner numbers and characters are a few pixels in this one's crops);
-    whether a box is a bonus tile stays this namer's word (:func:`with_bonus_names`).
+    whether a box is a bonus tile stays this namer's word (:func:`with_bonus_names`) — but
+    for a reader that names the 1 of bamboo too (``"bird": true``), whose look may say the
+    "flower" is the bird most sets draw on that tile.
     """
 
     def __init__(self, model: str | Path | None = None, *, threads: int | None = None) -> None:
@@ -558,7 +570,8 @@ class Namer:
             return probs
         b = self.bonus
         look = self.bonus_names(closer(b.input_size, b.manifest.margin, rows))
-        return with_bonus_names(probs, rows, look, self.manifest.bonus_namer_weight)
+        m = self.manifest
+        return with_bonus_names(probs, rows, look, m.bonus_namer_weight, m.bonus_bird)
 
     def bonus_names(self, crops: NDArray[np.uint8]) -> NDArray[np.float64]:
         """The bonus reader's names of its crops — upright, and turned too where the manifest
@@ -641,14 +654,17 @@ def bonus_rows(probs: NDArray[np.float64]) -> NDArray[np.int64]:
 
 
 def with_closer_look(
-    probs: NDArray[np.float64], closer: NDArray[np.float64] | None, namer_weight: float = 0.0
+    probs: NDArray[np.float64],
+    closer: NDArray[np.float64] | None,
+    namer_weight: float = 0.0,
+    bird: bool = False,
 ) -> NDArray[np.float64]:
     """``probs`` with the bonus reader's names ``closer`` (every box's, or None: none) taken
     for the boxes named a flower or a season — as :meth:`Namer.looked_closer` takes them."""
     rows = bonus_rows(probs)
     if closer is None or not len(rows):
         return probs
-    return with_bonus_names(probs, rows, closer[rows], namer_weight)
+    return with_bonus_names(probs, rows, closer[rows], namer_weight, bird)
 
 
 def with_bonus_names(
@@ -656,12 +672,14 @@ def with_bonus_names(
     rows: NDArray[np.int64],
     closer: NDArray[np.float64],
     namer_weight: float = 0.0,
+    bird: bool = False,
 ) -> NDArray[np.float64]:
     """The namer's probability that each box of ``rows`` is a flower or a season, shared out
     over the eight as the bonus reader's names ``closer`` (a row each of ``rows``) say —
     times the namer's own bonus names to the power ``namer_weight`` (0: the closer look
     alone; 1: the two as equal experts, the product renormalised). Whether it is a bonus tile
-    stays the namer's word.
+    stays the namer's word — but for ``bird``, a reader that names the 1 of bamboo too
+    (:data:`BIRD`): the share its look gives the bird goes to that tile.
 
     >>> p = np.zeros((1, 44)); p[0, 41], p[0, 38], p[0, 0] = 0.6, 0.3, 0.1  # 8f, 5f, 1m
     >>> q = np.zeros((1, 44)); q[0, 38], q[0, 41], q[0, 5] = 0.6, 0.2, 0.2  # 5f, 8f, (6m)
@@ -671,12 +689,21 @@ def with_bonus_names(
     [('1m', 0.1), ('5f', 0.675), ('8f', 0.225)]
     >>> named(with_bonus_names(p, np.array([0]), q, namer_weight=1.0))
     [('1m', 0.1), ('5f', 0.54), ('8f', 0.36)]
+    >>> b = np.zeros((1, 44)); b[0, BIRD], b[0, 38], b[0, 41] = 0.8, 0.1, 0.1  # the bird
+    >>> named(with_bonus_names(p, np.array([0]), b, bird=True))
+    [('1m', 0.1), ('1s', 0.72), ('5f', 0.09), ('8f', 0.09)]
+    >>> named(with_bonus_names(p, np.array([0]), b))  # a reader of the eight alone
+    [('1m', 0.1), ('5f', 0.45), ('8f', 0.45)]
     """
-    own = probs[np.ix_(rows, BONUS)]
-    share = closer[:, BONUS] * (own**namer_weight if namer_weight else 1.0)
+    looks = BONUS_AND_BIRD if bird else BONUS
+    mass = probs[np.ix_(rows, BONUS)].sum(axis=1, keepdims=True)
+    own = probs[np.ix_(rows, looks)]
+    share = closer[:, looks] * (own**namer_weight if namer_weight else 1.0)
     share = share / np.maximum(share.sum(axis=1, keepdims=True), 1e-300)
     out = probs.copy()
-    out[np.ix_(rows, BONUS)] = own.sum(axis=1, keepdims=True) * share
+    out[np.ix_(rows, looks)] = mass * share
+    if bird:  # the namer's own belief in the bird stays beside what the look gives it
+        out[rows, BIRD] += probs[rows, BIRD]
     return out
 
 

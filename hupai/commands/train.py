@@ -168,6 +168,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--blocks", type=int, default=0, help="cut Lite0 after this many blocks (0: whole)"
     )
     bonus.add_argument("--head", type=int, default=256, help="head conv channels of a cut one")
+    bonus.add_argument(
+        "--no-bird",
+        dest="bird",
+        action="store_false",
+        help="the eight flowers and seasons alone, not the 1 of bamboo too (reader v1)",
+    )
     bonus.add_argument("--threads", type=int, default=2)
     bonus.set_defaults(handler=_bonus)
 
@@ -574,6 +580,7 @@ def _bonus(args: argparse.Namespace) -> int:
         threads=args.threads,
         blocks=args.blocks,
         head=args.head,
+        bird=args.bird,
     )
     return _best_weights(run, config)
 

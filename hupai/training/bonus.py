@@ -46,7 +46,7 @@ from hupai.training.namer import (
     start_run,
     train_epochs,
 )
-from hupai.vision.namer import BONUS
+from hupai.vision.namer import BONUS, BONUS_AND_BIRD
 
 if TYPE_CHECKING:
     from hupai.training.quantize import Check
@@ -77,6 +77,9 @@ class BonusConfig:
     gen_share: float = 0.55
     art_share: float = 0.1  # the rest: real train
     threads: int = 2
+    # the 1 of bamboo too (:data:`hupai.vision.namer.BIRD`): the reader says when a box the
+    # namer calls a flower is the bird most sets draw on it (False: reader v1's eight alone)
+    bird: bool = True
     # Lite0 cut after this many of its 16 blocks, with a head conv of this many channels
     # (0: the whole Lite0, 3.4 M weights): the reader's models stay small (#37's 8 MB)
     blocks: int = 0
@@ -88,9 +91,15 @@ class BonusConfig:
 
     @staticmethod
     def saved(data: dict[str, Any]) -> BonusConfig:
-        """The config a checkpoint saved (``asdict``); fields it lacks at their defaults."""
+        """The config a checkpoint saved (``asdict``); fields it lacks as the run that saved
+        it had them (a checkpoint from before ``bird`` named the eight alone)."""
         known = {f.name for f in fields(BonusConfig)}
-        return BonusConfig(**{k: v for k, v in data.items() if k in known})
+        return BonusConfig(**{"bird": False, **{k: v for k, v in data.items() if k in known}})
+
+    @property
+    def classes(self) -> NDArray[np.int64]:
+        """The classes the reader names: the eight flowers and seasons, and the bird."""
+        return BONUS_AND_BIRD if self.bird else BONUS
 
     def crop_files(self) -> dict[str, Path]:
         """Each crop set of the run by name, and its file under ``data`` (built once, reused):
@@ -111,7 +120,8 @@ class BonusConfig:
                 for split in ("train", "val")
             },
         }
-        return {k: Path(self.data) / f"{stem}.npz" for k, stem in stems.items()}
+        bird = "-bird" if self.bird else ""  # sets with the bird's tiles are others
+        return {k: Path(self.data) / f"{stem}{bird}.npz" for k, stem in stems.items()}
 
     def trainer(self) -> NamerConfig:
         """The namer's training settings this run trains with."""
@@ -287,15 +297,22 @@ def _paste(
 # -- crop sets -------------------------------------------------------------------------------
 
 
-def generated_bonus(n_styles: int, *, seed: int, families: Sequence[str] | None = None) -> CropSet:
-    """The eight bonus faces of ``n_styles`` procedural set styles, each drawn as a tile."""
+def generated_bonus(
+    n_styles: int,
+    *,
+    seed: int,
+    families: Sequence[str] | None = None,
+    classes: NDArray[np.int64] = BONUS,
+) -> CropSet:
+    """The faces of ``classes`` (the eight bonus faces, and the bird) of ``n_styles``
+    procedural set styles, each drawn as a tile."""
     from hupai.datasets.synth.faces import TRAINING_FAMILIES, draw_face, random_style
 
     images, labels, groups = [], [], []
     for i in range(n_styles):
         rng = np.random.default_rng([seed, i])
         style = random_style(rng, families or TRAINING_FAMILIES)
-        for cls in BONUS.tolist():
+        for cls in classes.tolist():
             images.append(compose_tile(rng, draw_face(style, cls)))
             labels.append(cls)
             groups.append(i)
@@ -307,8 +324,9 @@ def generated_bonus(n_styles: int, *, seed: int, families: Sequence[str] | None 
     )
 
 
-def art_bonus(variants: int, *, seed: int) -> CropSet:
-    """The art sets' bonus faces (those that have them), each drawn as ``variants`` tiles."""
+def art_bonus(variants: int, *, seed: int, classes: NDArray[np.int64] = BONUS) -> CropSet:
+    """The art sets' faces of ``classes`` (those sets with bonus faces), each drawn as
+    ``variants`` tiles."""
     from hupai.datasets.synth.art import build_cache, load_glyphs
 
     images: list[NDArray[np.uint8]] = []
@@ -316,11 +334,11 @@ def art_bonus(variants: int, *, seed: int) -> CropSet:
     groups: list[int] = []
     sources: list[str] = []
     rng = np.random.default_rng(seed)
-    for name, classes in load_glyphs(build_cache()).items():
-        if not all(classes.get(c) for c in BONUS.tolist()):
+    for name, faces in load_glyphs(build_cache()).items():
+        if not all(faces.get(c) for c in BONUS.tolist()):
             continue
-        for cls in BONUS.tolist():
-            for glyph in classes[cls]:
+        for cls in classes.tolist():
+            for glyph in faces.get(cls, []):
                 for _ in range(variants):
                     images.append(compose_tile(rng, glyph))
                     labels.append(cls)
@@ -331,9 +349,10 @@ def art_bonus(variants: int, *, seed: int) -> CropSet:
     )
 
 
-def real_bonus(real: Path, split: str, namer: Any) -> CropSet:
-    """The bonus tiles of a real split's photos, each photo turned back when the namer finds
-    it a mirror image (its tiles named better flipped left-right, summed over the photo)."""
+def real_bonus(real: Path, split: str, namer: Any, looks: NDArray[np.int64] = BONUS) -> CropSet:
+    """The tiles of ``looks`` (the bonus tiles, and the bird) in a real split's photos, each
+    photo turned back when the namer finds it a mirror image (its tiles named better flipped
+    left-right, summed over the photo)."""
     from hupai.datasets.crops import labelled_photos
     from hupai.datasets.names import folder_class_map
     from hupai.vision.namer import crop_tiles
@@ -346,7 +365,7 @@ def real_bonus(real: Path, split: str, namer: Any) -> CropSet:
     sources: list[str] = []
     for photo in labelled_photos(images_dir, real / "labels" / split):
         classes = np.array([b.cls if ids is None else ids[b.cls] for b in photo.boxes])
-        bonus = np.isin(classes, BONUS)
+        bonus = np.isin(classes, looks)
         if not bonus.any():
             continue
         small = crop_tiles(photo.image, photo.xyxy, namer.input_size)
@@ -381,13 +400,13 @@ def crop_sets(cfg: BonusConfig, log: Callable[[str], None]) -> dict[str, CropSet
         return namer[0]
 
     makers: dict[str, Callable[[], CropSet]] = {
-        "gen": lambda: generated_bonus(cfg.styles, seed=cfg.seed),
+        "gen": lambda: generated_bonus(cfg.styles, seed=cfg.seed, classes=cfg.classes),
         f"heldout-{HELD_OUT_FAMILY}": lambda: generated_bonus(
-            cfg.val_styles, seed=cfg.seed + 1, families=(HELD_OUT_FAMILY,)
+            cfg.val_styles, seed=cfg.seed + 1, families=(HELD_OUT_FAMILY,), classes=cfg.classes
         ),
-        "art": lambda: art_bonus(cfg.art_variants, seed=cfg.seed),
-        "real-train": lambda: real_bonus(Path(cfg.real), "train", judge()),
-        "real-val": lambda: real_bonus(Path(cfg.real), "val", judge()),
+        "art": lambda: art_bonus(cfg.art_variants, seed=cfg.seed, classes=cfg.classes),
+        "real-train": lambda: real_bonus(Path(cfg.real), "train", judge(), cfg.classes),
+        "real-val": lambda: real_bonus(Path(cfg.real), "val", judge(), cfg.classes),
     }
     sets = {}
     for key, path in cfg.crop_files().items():
@@ -399,9 +418,16 @@ def crop_sets(cfg: BonusConfig, log: Callable[[str], None]) -> dict[str, CropSet
     return sets
 
 
-def bonus_accuracy(probs: NDArray[np.float64], labels: NDArray[np.int16]) -> float:
-    """Share of bonus tiles whose best bonus name (the others' outputs unread) is right."""
-    best = BONUS[probs[:, BONUS].argmax(axis=1)]
+def bonus_accuracy(
+    probs: NDArray[np.float64], labels: NDArray[np.int16], classes: NDArray[np.int64] = BONUS
+) -> float:
+    """Share of tiles whose best name among ``classes`` (the others' outputs unread) is right.
+
+    >>> probs = np.zeros((2, 44)); probs[0, BONUS[0]] = probs[1, BONUS[2]] = 1
+    >>> bonus_accuracy(probs, np.array([BONUS[0], BONUS[1]]))
+    0.5
+    """
+    best = classes[probs[:, classes].argmax(axis=1)]
     return float((best == labels).mean()) if len(labels) else 0.0
 
 
@@ -428,7 +454,7 @@ def run(cfg: BonusConfig) -> Path:
     def on_epoch(epoch: int, train_state: dict[str, Any]) -> None:
         nonlocal best_score
         acc = {
-            k: bonus_accuracy(predict(model, x), vals[k].labels)
+            k: bonus_accuracy(predict(model, x), vals[k].labels, cfg.classes)
             for k, x in val_inputs.items()
             if len(x)
         }
@@ -493,9 +519,11 @@ def selection_sets(cfg: BonusConfig) -> dict[str, CropSet]:
     return {k: CropSet.load(p) for k, p in files.items()}
 
 
-def int8_check(sets: dict[str, CropSet]) -> Callable[[Path, Path], Check]:
-    """Float against int8 as the reader is chosen: each selection set's bonus tiles named
-    right, the best of the eight bonus names (the others' outputs unread)."""
+def int8_check(
+    sets: dict[str, CropSet], classes: NDArray[np.int64] = BONUS
+) -> Callable[[Path, Path], Check]:
+    """Float against int8 as the reader is chosen: each selection set's tiles named right,
+    the best of the reader's names (``classes``; the others' outputs unread)."""
     from hupai.training.quantize import Check
     from hupai.vision.namer import Namer
 
@@ -504,11 +532,12 @@ def int8_check(sets: dict[str, CropSet]) -> Callable[[Path, Path], Check]:
     def figures(model: Path) -> dict[str, float]:
         namer = Namer(model, threads=1)
         return {
-            k: bonus_accuracy(namer.name_crops(x).probs, sets[k].labels) for k, x in inputs.items()
+            k: bonus_accuracy(namer.name_crops(x).probs, sets[k].labels, classes)
+            for k, x in inputs.items()
         }
 
     def measure(float_model: Path, int8_model: Path) -> Check:
-        what = "bonus tiles named right, the best of the eight bonus names: " + ", ".join(
+        what = f"tiles named right, the best of the reader's {len(classes)} names: " + ", ".join(
             f"{k} {len(v)}" for k, v in sets.items()
         )
         return Check(what, figures(float_model), figures(int8_model))
@@ -529,11 +558,11 @@ def export(
 
     ckpt = torch.load(weights, map_location="cpu", weights_only=False)
     cfg = BonusConfig.saved(ckpt["config"].get("bonus", {}))
+    what = "flowers and seasons and the 1 of bamboo" if cfg.bird else "flowers and seasons only"
     data = (
-        f"flowers and seasons only: {cfg.styles} procedural set styles of the training "
-        "families drawn as tiles (hupai.training.bonus.compose_tile), the art sets' bonus faces, "
-        "the real train photos' bonus tiles (mirror images turned back); chosen on real val's "
-        "and the held-out family's bonus tiles"
+        f"{what}: {cfg.styles} procedural set styles of the training families drawn as tiles "
+        "(hupai.training.bonus.compose_tile), the art sets' faces, the real train photos' tiles "
+        "(mirror images turned back); chosen on real val's and the held-out family's"
     )
     sets = selection_sets(cfg) if int8_calib is not None else {}
     export_namer(
@@ -550,6 +579,9 @@ def export(
     manifest["kind"] = (
         f"bonus reader: which flower or season a box the namer calls one is, from a "
         f"{BONUS_SIZE}-px look (only its outputs 1f-8f are read)"
+        if not cfg.bird
+        else f"bonus reader: which flower or season a box the namer calls one is, or whether it "
+        f"is the 1 of bamboo, from a {BONUS_SIZE}-px look (only its outputs 1f-8f and 1s are read)"
     )
     manifest["val"] = ckpt.get("val")
     if cfg.blocks:
@@ -559,5 +591,11 @@ def export(
         )
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     if int8_calib is not None:
-        quantize(out, out, calib=int8_calib, measure=int8_check(sets), tolerance=BONUS_TOLERANCE)
+        quantize(
+            out,
+            out,
+            calib=int8_calib,
+            measure=int8_check(sets, cfg.classes),
+            tolerance=BONUS_TOLERANCE,
+        )
     return out

@@ -7,7 +7,15 @@ import pytest
 
 pytest.importorskip("cv2")
 from hupai.datasets.synth.faces import usable_families
-from hupai.training.bonus import BONUS, BONUS_STORE, compose_tile, generated_bonus
+from hupai.training.bonus import (
+    BONUS,
+    BONUS_STORE,
+    BonusConfig,
+    bonus_accuracy,
+    compose_tile,
+    generated_bonus,
+)
+from hupai.vision.namer import BIRD, BONUS_AND_BIRD
 
 needs_fonts = pytest.mark.skipif(not usable_families(), reason="no CJK font installed")
 
@@ -44,3 +52,29 @@ def test_each_style_gives_its_eight_bonus_tiles_in_order() -> None:
     crops = generated_bonus(2, seed=0)
     assert crops.labels.tolist() == [*BONUS, *BONUS]
     assert crops.groups.tolist() == [0] * 8 + [1] * 8
+
+
+@needs_fonts
+def test_a_style_gives_its_bird_after_its_eight_bonus_tiles() -> None:
+    crops = generated_bonus(2, seed=0, classes=BONUS_AND_BIRD)
+    assert crops.labels.tolist() == [*BONUS, BIRD, *BONUS, BIRD]
+
+
+def test_a_run_with_the_bird_keeps_its_crops_apart_from_one_without() -> None:
+    """Crop sets are built once and reused by name: the eight alone must not be taken for
+    the eight and the bird."""
+    with_bird, without = BonusConfig().crop_files(), BonusConfig(bird=False).crop_files()
+    assert set(with_bird) == set(without)
+    assert all(with_bird[k] != without[k] for k in with_bird)
+
+
+def test_a_checkpoint_from_before_the_bird_names_the_eight_alone() -> None:
+    assert BonusConfig.saved({"styles": 10}).classes.tolist() == BONUS.tolist()
+
+
+def test_the_bird_counts_among_the_names_a_bird_reader_is_chosen_on() -> None:
+    probs = np.zeros((2, 44))
+    probs[0, BIRD] = probs[1, BONUS[0]] = 1
+    labels = np.array([BIRD, BONUS[0]])
+    assert bonus_accuracy(probs, labels, BONUS_AND_BIRD) == 1.0
+    assert bonus_accuracy(probs, labels) == 0.5  # the eight alone: the bird is never right

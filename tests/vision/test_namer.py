@@ -206,6 +206,42 @@ def test_a_bonus_reader_only_shares_out_the_namers_bonus_names(tmp_path: Path) -
     assert NAMER_CLASSES[int(_name_one(namer, 40).argmax())] == "6f"
 
 
+def _with_bird_reader(tmp_path: Path, main: dict[str, float], closer: dict[str, float]) -> Path:
+    """:func:`_with_bonus`, its bonus reader naming the 1 of bamboo too (``"bird": true``)."""
+    namer = _with_bonus(tmp_path, main, closer)
+    manifest = json.loads(namer.with_suffix(".json").read_text())
+    manifest["bonus"]["bird"] = True
+    namer.with_suffix(".json").write_text(json.dumps(manifest))
+    return namer
+
+
+def test_a_bonus_reader_that_names_the_bird_takes_a_flower_to_the_1_of_bamboo(
+    tmp_path: Path,
+) -> None:
+    namer = _with_bird_reader(tmp_path, {"8f": 40.0}, {"1s": 40.0, "6f": 120.0})
+    probs = _name_one(namer, 40)
+    assert NAMER_CLASSES[int(probs.argmax())] == "1s"
+    assert probs.sum() == pytest.approx(1.0)
+
+
+def test_a_bonus_reader_of_the_eight_alone_never_names_the_bird(tmp_path: Path) -> None:
+    """Without ``"bird"`` its 1s output (never trained: reader v1's) is not read."""
+    namer = _with_bonus(tmp_path, {"8f": 40.0}, {"1s": 40.0, "6f": 120.0})
+    assert NAMER_CLASSES[int(_name_one(namer, 40).argmax())] == "6f"
+
+
+def test_a_kept_closer_look_names_the_bird_again_as_the_reader_names(tmp_path: Path) -> None:
+    from hupai.vision.namer import names_of_views, with_closer_look
+
+    namer = Namer(_with_bird_reader(tmp_path, {"8f": 40.0}, {"1s": 40.0}))
+    img = np.full((100, 100, 3), (30, 30, 40), np.uint8)
+    boxes = np.array([[20, 20, 60, 70.0]])
+    views = names_of_views(namer.view_logits(img, boxes), namer.manifest.temperature).probs
+    again = with_closer_look(views, namer.closer_look(img, boxes), bird=True)
+    np.testing.assert_allclose(again, namer.name(img, boxes).probs, atol=1e-9)
+    assert NAMER_CLASSES[int(again[0].argmax())] == "1s"
+
+
 def test_a_kept_closer_look_names_again_as_the_reader_names(tmp_path: Path) -> None:
     """Calibration names boxes again from kept logits and the kept closer look: the same
     names as the reader's own, bonus tiles included."""
