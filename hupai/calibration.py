@@ -46,7 +46,7 @@ from numpy.typing import NDArray
 from hupai.vision.clutter import face_grounds
 from hupai.vision.detections import Detections
 from hupai.vision.metrics import match_pairs
-from hupai.vision.namer import REJECT, Namer, names_of_views, with_closer_look
+from hupai.vision.namer import REJECT, CloserLook, Namer, names_of_views, with_closer_look
 from hupai.vision.reading import (
     FoundTiles,
     find_tiles,
@@ -94,9 +94,8 @@ class Recorded:
     look: RoomLook | None = None
     #: the bonus reader's names of every box (None: the namer has none) and the weight of the
     #: namer's own bonus names beside them (:func:`hupai.vision.namer.with_closer_look`)
-    closer: NDArray[np.float64] | None = None
+    closer: CloserLook | None = None
     bonus_namer_weight: float = 0.0
-    bonus_bird: bool = False
 
 
 def record(
@@ -129,7 +128,7 @@ def record(
         m = namer.manifest
         return _named(
             image, found, views, m.temperature, 0.0, "<photo>", m.more_views_below, look,
-            (closer, m.bonus_namer_weight, m.bonus_bird),
+            (closer, m.bonus_namer_weight),
         )  # fmt: skip
 
     for k, sample in enumerate(samples):
@@ -148,7 +147,6 @@ def record(
                 kept["look"],
                 kept["closer"],
                 namer.manifest.bonus_namer_weight,
-                namer.manifest.bonus_bird,
             )
         )
         if progress and ((k + 1) % 50 == 0 or k + 1 == len(samples)):
@@ -165,7 +163,7 @@ def _named(
     source: str,
     more_views_below: float | None = None,
     look: RoomLook | None = None,
-    closer: tuple[NDArray[np.float64] | None, float, bool] = (None, 0.0, False),
+    closer: tuple[CloserLook | None, float] = (None, 0.0),
 ) -> Reading:
     probs = with_closer_look(names_of_views(views, temperature, more_views_below).probs, *closer)
     grounds = face_grounds(image, found.det.xyxy, found.to_image)
@@ -188,7 +186,7 @@ def replay(rec: Recorded, temperature: float, check_below: float = 0.0) -> Readi
         rec.source,
         rec.more_views_below,
         rec.look,
-        (rec.closer, rec.bonus_namer_weight, rec.bonus_bird),
+        (rec.closer, rec.bonus_namer_weight),
     )
     return in_photo_pixels(reading, rec.size)
 

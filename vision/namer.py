@@ -57,14 +57,14 @@ ViewCut = Callable[[float, NDArray[np.int64] | None], NDArray[np.uint8]]
 #: Crops of some of a photo's boxes at another input size: ``closer(size, margin, rows)``.
 CloserCut = Callable[[int, float, NDArray[np.int64]], NDArray[np.uint8]]
 #: The manifest entries that name a partner namer beside this one (each ``{"file": …}``).
-PARTNER_KEYS = ("gate", "blend", "bonus")
+PARTNER_KEYS = ("gate", "blend", "bonus", "bird")
 #: hupai's flowers and seasons (1f-8f): what a bonus reader names.
 BONUS = np.arange(CLASS_NAMES.index("1f"), CLASS_NAMES.index("8f") + 1)
 #: The 1 of bamboo: a bird on most sets, which the namer takes for a flower on sets it never
-#: saw. A bonus reader that names it too (the manifest's ``"bonus": {"bird": true}``) may say a
-#: box the namer calls a flower or a season is this tile.
+#: saw. A **bird reader** (the manifest's ``"bird"``) says how likely a box the namer calls a
+#: flower or a season is this tile.
 BIRD = CLASS_NAMES.index("1s")
-#: What a bonus reader that names the bird names: the eight, then the bird.
+#: What a bird reader is trained to name (``hupai train bonus``): the eight, then the bird.
 BONUS_AND_BIRD = np.append(BONUS, BIRD)
 
 
@@ -112,15 +112,18 @@ class NamerManifest:
     bonus_namer_weight: float = 0.0
     #: the bonus reader looks at each crop turned by 180° too, the two looks averaged
     bonus_turned: bool = False
-    #: the bonus reader names the 1 of bamboo too (:data:`BIRD`): the share of its look that
-    #: goes to the bird takes that much of this namer's "a flower or a season" to the bird
-    bonus_bird: bool = False
+    #: a bird reader (its file beside this one): a namer that looks closer at the boxes this
+    #: one names a flower or a season and says how likely each is the 1 of bamboo
+    #: (:func:`with_bird_share`); None: this namer's word alone. ``bird_turned``: it looks at
+    #: each crop turned by 180° too, the two looks averaged
+    bird: str | None = None
+    bird_turned: bool = False
 
     @property
     def partners(self) -> tuple[str, ...]:
         """The files of the namers this one names beside it (blend, gate, bonus reader)."""
         named = (self.blend[0] if self.blend else None, self.gate[0] if self.gate else None)
-        return tuple(f for f in (*named, self.bonus) if f is not None)
+        return tuple(f for f in (*named, self.bonus, self.bird) if f is not None)
 
     @property
     def views(self) -> tuple[float, ...]:
@@ -161,7 +164,8 @@ class NamerManifest:
                 bonus=str(data["bonus"]["file"]) if data.get("bonus") else None,
                 bonus_namer_weight=float((data.get("bonus") or {}).get("namer_weight", 0.0)),
                 bonus_turned=bool((data.get("bonus") or {}).get("turned", False)),
-                bonus_bird=bool((data.get("bonus") or {}).get("bird", False)),
+                bird=str(data["bird"]["file"]) if data.get("bird") else None,
+                bird_turned=bool((data.get("bird") or {}).get("turned", False)),
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise NamerError(f"{source}: not a hupai namer manifest ({exc!r})") from None
@@ -469,12 +473,18 @@ class Namer:
                     "is not between 0 and 1"
                 )
             self.blend = self._partner(file, "blended namer", threads)
-        self.bonus: Namer | None = None
-        if self.manifest.bonus is not None:
-            bonus = find_namer(self.path.parent / self.manifest.bonus)
-            if load_namer_manifest(bonus).bonus is not None:  # (before it loads: no loop)
-                raise NamerError(f"{bonus}: a bonus reader names a bonus reader")
-            self.bonus = Namer(bonus, threads=threads)
+        self.bonus = self._closer(self.manifest.bonus, "bonus reader", threads)
+        self.bird = self._closer(self.manifest.bird, "bird reader", threads)
+
+    def _closer(self, file: str | None, role: str, threads: int | None) -> Namer | None:
+        """A partner that looks closer (beside this one; None where the manifest names none):
+        a namer of its own input size that names no partner of its own."""
+        if file is None:
+            return None
+        path = find_namer(self.path.parent / file)
+        if load_namer_manifest(path).partners:  # (before it loads: no loop)
+            raise NamerError(f"{path}: a {role} names namers of its own")
+        return Namer(path, threads=threads)
 
     def _partner(self, file: str, role: str, threads: int | None) -> Namer:
         """A second namer named in the manifest (beside this one): it must cut the same crops."""
@@ -564,37 +574,53 @@ class Namer:
 
     def looked_closer(self, probs: NDArray[np.float64], closer: CloserCut) -> NDArray[np.float64]:
         """``probs`` with the boxes they name a flower or a season looked at again by the
-        bonus reader, in the crops ``closer`` cuts (as they are where there is none)."""
+        bonus reader and the bird reader, in the crops ``closer`` cuts (as they are where there
+        is none)."""
         rows = bonus_rows(probs)
-        if self.bonus is None or not len(rows):
+        if not len(rows):
             return probs
-        b = self.bonus
-        look = self.bonus_names(closer(b.input_size, b.manifest.margin, rows))
-        m = self.manifest
-        return with_bonus_names(probs, rows, look, m.bonus_namer_weight, m.bonus_bird)
+        if self.bonus is not None:
+            b = self.bonus
+            look = self.bonus_names(closer(b.input_size, b.manifest.margin, rows))
+            probs = with_bonus_names(probs, rows, look, self.manifest.bonus_namer_weight)
+        if self.bird is not None:
+            share = self.bird_share(closer(self.bird.input_size, self.bird.manifest.margin, rows))
+            probs = with_bird_share(probs, rows, share)
+        return probs
 
     def bonus_names(self, crops: NDArray[np.uint8]) -> NDArray[np.float64]:
         """The bonus reader's names of its crops — upright, and turned too where the manifest
         says (``"turned"`` in its ``"bonus"`` entry), the two averaged."""
         assert self.bonus is not None
-        probs = self.bonus.name_crops(crops).probs
-        if self.manifest.bonus_turned:
-            probs = (probs + self.bonus.name_crops(turned(crops)).probs) / 2
-        return np.asarray(probs, np.float64)
+        return _looks(self.bonus, crops, self.manifest.bonus_turned)
+
+    def bird_share(self, crops: NDArray[np.uint8]) -> NDArray[np.float64]:
+        """How likely the bird reader finds each crop the 1 of bamboo rather than a flower or
+        a season: its bird's share of its nine names (upright, and turned too where the
+        manifest says)."""
+        assert self.bird is not None
+        looks = _looks(self.bird, crops, self.manifest.bird_turned)[:, BONUS_AND_BIRD]
+        return np.asarray(looks[:, -1] / np.maximum(looks.sum(axis=1), 1e-300), np.float64)
 
     def closer_look(
         self,
         image: Image,
         xyxy: NDArray[np.float64],
         to_image: NDArray[np.float64] | None = None,
-    ) -> NDArray[np.float64] | None:
-        """The bonus reader's names of every box (None without one): what :meth:`name` takes
-        for the boxes named a flower or a season, kept to name them again at another
-        temperature (``hupai train calibrate``; :func:`with_closer_look`)."""
-        if self.bonus is None:
+    ) -> CloserLook | None:
+        """What the bonus and bird readers say of every box (None without either): what
+        :meth:`name` takes for the boxes named a flower or a season, kept to name them again
+        at another temperature (``hupai train calibrate``; :func:`with_closer_look`)."""
+        if self.bonus is None and self.bird is None:
             return None
-        b = self.bonus
-        return self.bonus_names(crop_tiles(image, xyxy, b.input_size, b.manifest.margin, to_image))
+
+        def cut(reader: Namer) -> NDArray[np.uint8]:
+            return crop_tiles(image, xyxy, reader.input_size, reader.manifest.margin, to_image)
+
+        return CloserLook(
+            None if self.bonus is None else self.bonus_names(cut(self.bonus)),
+            None if self.bird is None else self.bird_share(cut(self.bird)),
+        )
 
     def view_logits(
         self,
@@ -613,6 +639,24 @@ class Namer:
         return np.stack(
             [self.logits(turned(crops[v]) if turn else crops[v]) for v, turn in m.view_specs]
         )
+
+
+def _looks(reader: Namer, crops: NDArray[np.uint8], turn: bool) -> NDArray[np.float64]:
+    """A partner's names of crops: upright, and with ``turn`` turned by 180° too, averaged."""
+    probs = reader.name_crops(crops).probs
+    if turn:
+        probs = (probs + reader.name_crops(turned(crops)).probs) / 2
+    return np.asarray(probs, np.float64)
+
+
+@dataclass(frozen=True)
+class CloserLook:
+    """What the partners that look closer said of every box of a photo: the bonus reader's
+    names and the bird reader's share of the 1 of bamboo (None: the namer names no such
+    reader)."""
+
+    bonus: NDArray[np.float64] | None
+    bird: NDArray[np.float64] | None = None
 
 
 def turned(crops: NDArray[np.uint8]) -> NDArray[np.uint8]:
@@ -654,17 +698,19 @@ def bonus_rows(probs: NDArray[np.float64]) -> NDArray[np.int64]:
 
 
 def with_closer_look(
-    probs: NDArray[np.float64],
-    closer: NDArray[np.float64] | None,
-    namer_weight: float = 0.0,
-    bird: bool = False,
+    probs: NDArray[np.float64], closer: CloserLook | None, namer_weight: float = 0.0
 ) -> NDArray[np.float64]:
-    """``probs`` with the bonus reader's names ``closer`` (every box's, or None: none) taken
-    for the boxes named a flower or a season — as :meth:`Namer.looked_closer` takes them."""
+    """``probs`` with what the bonus and bird readers said of every box (``closer``, or None:
+    no such reader) taken for the boxes named a flower or a season — as
+    :meth:`Namer.looked_closer` takes them."""
     rows = bonus_rows(probs)
     if closer is None or not len(rows):
         return probs
-    return with_bonus_names(probs, rows, closer[rows], namer_weight, bird)
+    if closer.bonus is not None:
+        probs = with_bonus_names(probs, rows, closer.bonus[rows], namer_weight)
+    if closer.bird is not None:
+        probs = with_bird_share(probs, rows, closer.bird[rows])
+    return probs
 
 
 def with_bonus_names(
@@ -672,14 +718,12 @@ def with_bonus_names(
     rows: NDArray[np.int64],
     closer: NDArray[np.float64],
     namer_weight: float = 0.0,
-    bird: bool = False,
 ) -> NDArray[np.float64]:
     """The namer's probability that each box of ``rows`` is a flower or a season, shared out
     over the eight as the bonus reader's names ``closer`` (a row each of ``rows``) say —
     times the namer's own bonus names to the power ``namer_weight`` (0: the closer look
     alone; 1: the two as equal experts, the product renormalised). Whether it is a bonus tile
-    stays the namer's word — but for ``bird``, a reader that names the 1 of bamboo too
-    (:data:`BIRD`): the share its look gives the bird goes to that tile.
+    stays the namer's word (and the bird reader's, :func:`with_bird_share`).
 
     >>> p = np.zeros((1, 44)); p[0, 41], p[0, 38], p[0, 0] = 0.6, 0.3, 0.1  # 8f, 5f, 1m
     >>> q = np.zeros((1, 44)); q[0, 38], q[0, 41], q[0, 5] = 0.6, 0.2, 0.2  # 5f, 8f, (6m)
@@ -689,21 +733,32 @@ def with_bonus_names(
     [('1m', 0.1), ('5f', 0.675), ('8f', 0.225)]
     >>> named(with_bonus_names(p, np.array([0]), q, namer_weight=1.0))
     [('1m', 0.1), ('5f', 0.54), ('8f', 0.36)]
-    >>> b = np.zeros((1, 44)); b[0, BIRD], b[0, 38], b[0, 41] = 0.8, 0.1, 0.1  # the bird
-    >>> named(with_bonus_names(p, np.array([0]), b, bird=True))
-    [('1m', 0.1), ('1s', 0.72), ('5f', 0.09), ('8f', 0.09)]
-    >>> named(with_bonus_names(p, np.array([0]), b))  # a reader of the eight alone
-    [('1m', 0.1), ('5f', 0.45), ('8f', 0.45)]
     """
-    looks = BONUS_AND_BIRD if bird else BONUS
-    mass = probs[np.ix_(rows, BONUS)].sum(axis=1, keepdims=True)
-    own = probs[np.ix_(rows, looks)]
-    share = closer[:, looks] * (own**namer_weight if namer_weight else 1.0)
+    own = probs[np.ix_(rows, BONUS)]
+    share = closer[:, BONUS] * (own**namer_weight if namer_weight else 1.0)
     share = share / np.maximum(share.sum(axis=1, keepdims=True), 1e-300)
     out = probs.copy()
-    out[np.ix_(rows, looks)] = mass * share
-    if bird:  # the namer's own belief in the bird stays beside what the look gives it
-        out[rows, BIRD] += probs[rows, BIRD]
+    out[np.ix_(rows, BONUS)] = own.sum(axis=1, keepdims=True) * share
+    return out
+
+
+def with_bird_share(
+    probs: NDArray[np.float64], rows: NDArray[np.int64], bird: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """The namer's probability that each box of ``rows`` is a flower or a season, that share
+    of it (``bird``: the bird reader's, a value each of ``rows``) moved to the 1 of bamboo:
+    the bird most sets draw on it is what the namer calls a flower on sets it never saw. The
+    flowers keep their proportions; the rest is untouched.
+
+    >>> p = np.zeros((1, 44)); p[0, 41], p[0, 38], p[0, BIRD] = 0.6, 0.3, 0.1  # 8f, 5f, 1s
+    >>> [(NAMER_CLASSES[i], round(float(v), 3)) for i, v in enumerate(
+    ...     with_bird_share(p, np.array([0]), np.array([0.8]))[0]) if v]
+    [('1s', 0.82), ('5f', 0.06), ('8f', 0.12)]
+    """
+    out = probs.copy()
+    flowers = out[np.ix_(rows, BONUS)]
+    out[rows, BIRD] += flowers.sum(axis=1) * bird
+    out[np.ix_(rows, BONUS)] = flowers * (1.0 - bird)[:, None]
     return out
 
 

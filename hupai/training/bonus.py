@@ -77,8 +77,9 @@ class BonusConfig:
     gen_share: float = 0.55
     art_share: float = 0.1  # the rest: real train
     threads: int = 2
-    # the 1 of bamboo too (:data:`hupai.vision.namer.BIRD`): the reader says when a box the
-    # namer calls a flower is the bird most sets draw on it (False: reader v1's eight alone)
+    # the 1 of bamboo too (:data:`hupai.vision.namer.BIRD`): a bird reader, which says when a
+    # box the namer calls a flower is the bird most sets draw on it (False: a bonus reader of
+    # the eight alone, as v1)
     bird: bool = True
     # Lite0 cut after this many of its 16 blocks, with a head conv of this many channels
     # (0: the whole Lite0, 3.4 M weights): the reader's models stay small (#37's 8 MB)
@@ -580,8 +581,9 @@ def export(
         f"bonus reader: which flower or season a box the namer calls one is, from a "
         f"{BONUS_SIZE}-px look (only its outputs 1f-8f are read)"
         if not cfg.bird
-        else f"bonus reader: which flower or season a box the namer calls one is, or whether it "
-        f"is the 1 of bamboo, from a {BONUS_SIZE}-px look (only its outputs 1f-8f and 1s are read)"
+        else f"bird reader: how likely a box the namer calls a flower or a season is the 1 of "
+        f"bamboo, from a {BONUS_SIZE}-px look (only its outputs 1f-8f and 1s are read: the "
+        "bird's share of the nine); trained as a bonus reader, it may serve as one too"
     )
     manifest["val"] = ckpt.get("val")
     if cfg.blocks:

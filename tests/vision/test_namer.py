@@ -23,6 +23,7 @@ from hupai.vision.namer import (
     Names,
     crop_box,
     crop_tiles,
+    load_namer_manifest,
 )
 from hupai.vision.reading import read_image
 from hupai.vision.suggest import suggest_changes
@@ -206,38 +207,52 @@ def test_a_bonus_reader_only_shares_out_the_namers_bonus_names(tmp_path: Path) -
     assert NAMER_CLASSES[int(_name_one(namer, 40).argmax())] == "6f"
 
 
-def _with_bird_reader(tmp_path: Path, main: dict[str, float], closer: dict[str, float]) -> Path:
-    """:func:`_with_bonus`, its bonus reader naming the 1 of bamboo too (``"bird": true``)."""
+def _with_bird_reader(
+    tmp_path: Path, main: dict[str, float], closer: dict[str, float], bird: dict[str, float]
+) -> Path:
+    """:func:`_with_bonus`, and a bird reader (``bird``: its names) beside them."""
     namer = _with_bonus(tmp_path, main, closer)
+    (tmp_path / "r").mkdir()
+    reader = fake_namer(tmp_path / "r", {class_by_name(k): v for k, v in bird.items()}, size=48)
+    for path in (reader, reader.with_suffix(".json")):
+        path.rename(tmp_path / f"bird{path.suffix}")
     manifest = json.loads(namer.with_suffix(".json").read_text())
-    manifest["bonus"]["bird"] = True
+    manifest["bird"] = {"file": "bird.onnx"}
     namer.with_suffix(".json").write_text(json.dumps(manifest))
     return namer
 
 
-def test_a_bonus_reader_that_names_the_bird_takes_a_flower_to_the_1_of_bamboo(
-    tmp_path: Path,
-) -> None:
-    namer = _with_bird_reader(tmp_path, {"8f": 40.0}, {"1s": 40.0, "6f": 120.0})
+def test_a_bird_reader_takes_a_flower_to_the_1_of_bamboo(tmp_path: Path) -> None:
+    namer = _with_bird_reader(tmp_path, {"8f": 40.0}, {"6f": 40.0}, {"1s": 40.0, "6f": 120.0})
     probs = _name_one(namer, 40)
     assert NAMER_CLASSES[int(probs.argmax())] == "1s"
     assert probs.sum() == pytest.approx(1.0)
 
 
-def test_a_bonus_reader_of_the_eight_alone_never_names_the_bird(tmp_path: Path) -> None:
-    """Without ``"bird"`` its 1s output (never trained: reader v1's) is not read."""
-    namer = _with_bonus(tmp_path, {"8f": 40.0}, {"1s": 40.0, "6f": 120.0})
+def test_a_bird_reader_that_sees_a_flower_leaves_the_bonus_readers_name(tmp_path: Path) -> None:
+    namer = _with_bird_reader(tmp_path, {"8f": 40.0}, {"6f": 40.0}, {"3f": 40.0, "1s": 120.0})
     assert NAMER_CLASSES[int(_name_one(namer, 40).argmax())] == "6f"
+
+
+def test_a_bird_reader_does_not_look_at_a_suit_tile(tmp_path: Path) -> None:
+    namer = _with_bird_reader(tmp_path, {"2m": 40.0, "8f": 200.0}, {"6f": 40.0}, {"1s": 40.0})
+    assert NAMER_CLASSES[int(_name_one(namer, 40).argmax())] == "2m"
+
+
+def test_a_bird_reader_is_a_partner_its_namer_ships_with(tmp_path: Path) -> None:
+    """What copies a namer (labelling workers, retraining, blends) copies its partners."""
+    namer = _with_bird_reader(tmp_path, {"8f": 40.0}, {"6f": 40.0}, {"1s": 40.0})
+    assert load_namer_manifest(namer).partners == ("bonus.onnx", "bird.onnx")
 
 
 def test_a_kept_closer_look_names_the_bird_again_as_the_reader_names(tmp_path: Path) -> None:
     from hupai.vision.namer import names_of_views, with_closer_look
 
-    namer = Namer(_with_bird_reader(tmp_path, {"8f": 40.0}, {"1s": 40.0}))
+    namer = Namer(_with_bird_reader(tmp_path, {"8f": 40.0}, {"6f": 40.0}, {"1s": 40.0}))
     img = np.full((100, 100, 3), (30, 30, 40), np.uint8)
     boxes = np.array([[20, 20, 60, 70.0]])
     views = names_of_views(namer.view_logits(img, boxes), namer.manifest.temperature).probs
-    again = with_closer_look(views, namer.closer_look(img, boxes), bird=True)
+    again = with_closer_look(views, namer.closer_look(img, boxes))
     np.testing.assert_allclose(again, namer.name(img, boxes).probs, atol=1e-9)
     assert NAMER_CLASSES[int(again[0].argmax())] == "1s"
 
@@ -274,7 +289,7 @@ def test_a_bonus_reader_with_a_bonus_reader_of_its_own_is_refused(tmp_path: Path
     manifest = json.loads((tmp_path / "bonus.json").read_text())
     manifest["bonus"] = {"file": "bonus.onnx"}
     (tmp_path / "bonus.json").write_text(json.dumps(manifest))
-    with pytest.raises(NamerError, match="a bonus reader names a bonus reader"):
+    with pytest.raises(NamerError, match="a bonus reader names namers of its own"):
         Namer(namer)
 
 
