@@ -66,6 +66,19 @@ class RayLabeller:
         )
 
 
+def namer_digest(namer: Path) -> str:
+    """One digest of everything that makes the namer name as it does: its ONNX and manifest
+    (calibration, views) and the namers its manifest names beside it with theirs
+    (:func:`namer_files`) — a bonus or bird reader swapped in changes the readings as surely
+    as a new namer does."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for name, data in sorted(namer_files(namer).items()):
+        h.update(f"{name}\0{hashlib.sha256(data).hexdigest()}\n".encode())
+    return h.hexdigest()
+
+
 def namer_files(namer: Path) -> dict[str, bytes]:
     """A namer's files by name: its ONNX and manifest, and those of the namers its manifest
     names beside it (a blend, a gate, a bonus reader), so that a Ray worker rebuilds the same

@@ -69,7 +69,8 @@ def run_label_job(
         "model_sha256": sha256_file(model),
         "model_version": f"{detector.manifest.name} {detector.manifest.version}"
         + (f" + {namer.manifest.name} {namer.manifest.version}" if namer else ""),
-        "namer_sha256": sha256_file(namer.path) if namer else None,
+        # the namer with its manifest and partners (before reader 19: its ONNX alone)
+        "namer_sha256": engines.namer_digest(namer.path) if namer else None,
         "conf": opts.conf,
         "iou": detector.iou,
         "rules": READER_RULES,

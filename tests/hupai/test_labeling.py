@@ -348,6 +348,23 @@ def test_a_changed_namer_rereads_the_photos(tmp_path: Path, model: Path) -> None
     assert _run(photos, out, model, formats=("yolo",), no_namer=False, namer=second).labelled == 2
 
 
+def test_a_namer_whose_manifest_changed_rereads_the_photos(tmp_path: Path, model: Path) -> None:
+    """The same ONNX, another calibration (or another partner named): other readings."""
+    import json
+
+    from fake_models import fake_namer
+
+    photos, out = make_photos(tmp_path / "photos", n=1), tmp_path / "out"
+    namer = fake_namer(tmp_path, {0: 128.0})
+    _run(photos, out, model, formats=("yolo",), no_namer=False, namer=str(namer))
+    manifest = json.loads(namer.with_suffix(".json").read_text())
+    manifest["calibration"] = {"temperature": 2.0, "check_below": 0.5}
+    namer.with_suffix(".json").write_text(json.dumps(manifest))
+    assert (
+        _run(photos, out, model, formats=("yolo",), no_namer=False, namer=str(namer)).labelled == 2
+    )
+
+
 def test_photos_read_under_earlier_reading_rules_are_read_again(
     tmp_path: Path, model: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
