@@ -96,6 +96,7 @@ class Recorded:
     #: namer's own bonus names beside them (:func:`hupai.vision.namer.with_closer_look`)
     closer: CloserLook | None = None
     bonus_namer_weight: float = 0.0
+    bird_namer_from: float = 0.0
 
 
 def record(
@@ -128,7 +129,7 @@ def record(
         m = namer.manifest
         return _named(
             image, found, views, m.temperature, 0.0, "<photo>", m.more_views_below, look,
-            (closer, m.bonus_namer_weight),
+            (closer, m.bonus_namer_weight, m.bird_namer_from),
         )  # fmt: skip
 
     for k, sample in enumerate(samples):
@@ -147,6 +148,7 @@ def record(
                 kept["look"],
                 kept["closer"],
                 namer.manifest.bonus_namer_weight,
+                namer.manifest.bird_namer_from,
             )
         )
         if progress and ((k + 1) % 50 == 0 or k + 1 == len(samples)):
@@ -163,7 +165,7 @@ def _named(
     source: str,
     more_views_below: float | None = None,
     look: RoomLook | None = None,
-    closer: tuple[CloserLook | None, float] = (None, 0.0),
+    closer: tuple[CloserLook | None, float, float] = (None, 0.0, 0.0),
 ) -> Reading:
     probs = with_closer_look(names_of_views(views, temperature, more_views_below).probs, *closer)
     grounds = face_grounds(image, found.det.xyxy, found.to_image)
@@ -186,7 +188,7 @@ def replay(rec: Recorded, temperature: float, check_below: float = 0.0) -> Readi
         rec.source,
         rec.more_views_below,
         rec.look,
-        (rec.closer, rec.bonus_namer_weight),
+        (rec.closer, rec.bonus_namer_weight, rec.bird_namer_from),
     )
     return in_photo_pixels(reading, rec.size)
 

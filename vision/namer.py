@@ -118,6 +118,10 @@ class NamerManifest:
     #: each crop turned by 180° too, the two looks averaged
     bird: str | None = None
     bird_turned: bool = False
+    #: the bird reader is heard only for a box this namer itself gives the 1 of bamboo at
+    #: least this probability (``"namer_from"``): on a small blurred flower it sees a bird
+    #: too often, and the birds it brings back are the namer's runner-ups
+    bird_namer_from: float = 0.0
 
     @property
     def partners(self) -> tuple[str, ...]:
@@ -166,6 +170,7 @@ class NamerManifest:
                 bonus_turned=bool((data.get("bonus") or {}).get("turned", False)),
                 bird=str(data["bird"]["file"]) if data.get("bird") else None,
                 bird_turned=bool((data.get("bird") or {}).get("turned", False)),
+                bird_namer_from=float((data.get("bird") or {}).get("namer_from", 0.0)),
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise NamerError(f"{source}: not a hupai namer manifest ({exc!r})") from None
@@ -191,6 +196,10 @@ class NamerManifest:
         if not 0.0 <= manifest.bonus_namer_weight <= 4.0:
             raise NamerError(
                 f"{source}: bonus namer_weight {manifest.bonus_namer_weight} is not in [0, 4]"
+            )
+        if not 0.0 <= manifest.bird_namer_from <= 1.0:
+            raise NamerError(
+                f"{source}: bird namer_from {manifest.bird_namer_from} is not in [0, 1]"
             )
         if manifest.check_below is not None and not 0.0 < manifest.check_below <= 1.0:
             raise NamerError(
@@ -585,7 +594,7 @@ class Namer:
             probs = with_bonus_names(probs, rows, look, self.manifest.bonus_namer_weight)
         if self.bird is not None:
             share = self.bird_share(closer(self.bird.input_size, self.bird.manifest.margin, rows))
-            probs = with_bird_share(probs, rows, share)
+            probs = with_bird_share(probs, rows, share, self.manifest.bird_namer_from)
         return probs
 
     def bonus_names(self, crops: NDArray[np.uint8]) -> NDArray[np.float64]:
@@ -698,7 +707,10 @@ def bonus_rows(probs: NDArray[np.float64]) -> NDArray[np.int64]:
 
 
 def with_closer_look(
-    probs: NDArray[np.float64], closer: CloserLook | None, namer_weight: float = 0.0
+    probs: NDArray[np.float64],
+    closer: CloserLook | None,
+    namer_weight: float = 0.0,
+    bird_namer_from: float = 0.0,
 ) -> NDArray[np.float64]:
     """``probs`` with what the bonus and bird readers said of every box (``closer``, or None:
     no such reader) taken for the boxes named a flower or a season — as
@@ -709,7 +721,7 @@ def with_closer_look(
     if closer.bonus is not None:
         probs = with_bonus_names(probs, rows, closer.bonus[rows], namer_weight)
     if closer.bird is not None:
-        probs = with_bird_share(probs, rows, closer.bird[rows])
+        probs = with_bird_share(probs, rows, closer.bird[rows], bird_namer_from)
     return probs
 
 
@@ -743,18 +755,26 @@ def with_bonus_names(
 
 
 def with_bird_share(
-    probs: NDArray[np.float64], rows: NDArray[np.int64], bird: NDArray[np.float64]
+    probs: NDArray[np.float64],
+    rows: NDArray[np.int64],
+    bird: NDArray[np.float64],
+    namer_from: float = 0.0,
 ) -> NDArray[np.float64]:
     """The namer's probability that each box of ``rows`` is a flower or a season, that share
     of it (``bird``: the bird reader's, a value each of ``rows``) moved to the 1 of bamboo:
     the bird most sets draw on it is what the namer calls a flower on sets it never saw. The
-    flowers keep their proportions; the rest is untouched.
+    flowers keep their proportions; the rest is untouched. Only where the namer itself gives
+    the bird ``namer_from`` or more.
 
     >>> p = np.zeros((1, 44)); p[0, 41], p[0, 38], p[0, BIRD] = 0.6, 0.3, 0.1  # 8f, 5f, 1s
-    >>> [(NAMER_CLASSES[i], round(float(v), 3)) for i, v in enumerate(
-    ...     with_bird_share(p, np.array([0]), np.array([0.8]))[0]) if v]
+    >>> def named(out): return [(NAMER_CLASSES[i], round(float(v), 3))
+    ...                         for i, v in enumerate(out[0]) if v]
+    >>> named(with_bird_share(p, np.array([0]), np.array([0.8])))
     [('1s', 0.82), ('5f', 0.06), ('8f', 0.12)]
+    >>> named(with_bird_share(p, np.array([0]), np.array([0.8]), namer_from=0.2))  # unheard
+    [('1s', 0.1), ('5f', 0.3), ('8f', 0.6)]
     """
+    bird = np.where(probs[rows, BIRD] >= namer_from, bird, 0.0)
     out = probs.copy()
     flowers = out[np.ix_(rows, BONUS)]
     out[rows, BIRD] += flowers.sum(axis=1) * bird

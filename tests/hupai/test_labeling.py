@@ -505,7 +505,7 @@ def test_a_namer_names_the_boxes_and_its_alternatives_reach_the_readings(
 
 
 def test_a_ray_worker_rebuilds_the_shipped_namer_with_its_partners() -> None:
-    """A Ray actor gets the namer's files as bytes: the blend, gate or bonus reader its
+    """A Ray actor gets the namer's files as bytes: the blend, gate, bonus or bird reader its
     manifest names travels too (without it the actor could not open the shipped namer)."""
     from hupai.labeling.engines import RayLabeller, namer_files
     from hupai.vision.detector import SHIPPED_MODELS, models_in
@@ -513,7 +513,9 @@ def test_a_ray_worker_rebuilds_the_shipped_namer_with_its_partners() -> None:
 
     finder, namer = models_in(SHIPPED_MODELS)
     shipped = Namer(namer)
-    partners = [p.path.name for p in (shipped.blend, shipped.gate, shipped.bonus) if p]
+    partners = [
+        p.path.name for p in (shipped.blend, shipped.gate, shipped.bonus, shipped.bird) if p
+    ]
     files = namer_files(namer)
     assert {namer.name, *partners} <= set(files)
     blob = {"onnx": finder.read_bytes(), "json": finder.with_suffix(".json").read_bytes()}
@@ -523,4 +525,5 @@ def test_a_ray_worker_rebuilds_the_shipped_namer_with_its_partners() -> None:
     assert actor.namer is not None
     assert (actor.namer.blend is None) == (shipped.blend is None)
     assert (actor.namer.bonus is None) == (shipped.bonus is None)
+    assert (actor.namer.bird is None) == (shipped.bird is None)
     assert actor.namer.manifest.views == shipped.manifest.views

@@ -229,6 +229,26 @@ def test_a_bird_reader_takes_a_flower_to_the_1_of_bamboo(tmp_path: Path) -> None
     assert probs.sum() == pytest.approx(1.0)
 
 
+def _bird_namer_from(namer: Path, value: float) -> Path:
+    manifest = json.loads(namer.with_suffix(".json").read_text())
+    manifest["bird"]["namer_from"] = value
+    namer.with_suffix(".json").write_text(json.dumps(manifest))
+    return namer
+
+
+def test_a_bird_reader_is_not_heard_where_the_namer_gives_the_bird_too_little(
+    tmp_path: Path,
+) -> None:
+    namer = _with_bird_reader(tmp_path, {"8f": 40.0}, {"6f": 40.0}, {"1s": 40.0, "6f": 120.0})
+    assert NAMER_CLASSES[int(_name_one(_bird_namer_from(namer, 0.5), 40).argmax())] == "6f"
+
+
+def test_a_bird_namer_from_outside_zero_to_one_is_named(tmp_path: Path) -> None:
+    namer = _with_bird_reader(tmp_path, {"8f": 40.0}, {"6f": 40.0}, {"1s": 40.0})
+    with pytest.raises(NamerError, match=r"bird namer_from 1\.5 is not in \[0, 1\]"):
+        Namer(_bird_namer_from(namer, 1.5))
+
+
 def test_a_bird_reader_that_sees_a_flower_leaves_the_bonus_readers_name(tmp_path: Path) -> None:
     namer = _with_bird_reader(tmp_path, {"8f": 40.0}, {"6f": 40.0}, {"3f": 40.0, "1s": 120.0})
     assert NAMER_CLASSES[int(_name_one(namer, 40).argmax())] == "6f"
@@ -251,8 +271,10 @@ def test_a_kept_closer_look_names_the_bird_again_as_the_reader_names(tmp_path: P
     namer = Namer(_with_bird_reader(tmp_path, {"8f": 40.0}, {"6f": 40.0}, {"1s": 40.0}))
     img = np.full((100, 100, 3), (30, 30, 40), np.uint8)
     boxes = np.array([[20, 20, 60, 70.0]])
-    views = names_of_views(namer.view_logits(img, boxes), namer.manifest.temperature).probs
-    again = with_closer_look(views, namer.closer_look(img, boxes))
+    m = namer.manifest
+    views = names_of_views(namer.view_logits(img, boxes), m.temperature).probs
+    closer = namer.closer_look(img, boxes)
+    again = with_closer_look(views, closer, m.bonus_namer_weight, m.bird_namer_from)
     np.testing.assert_allclose(again, namer.name(img, boxes).probs, atol=1e-9)
     assert NAMER_CLASSES[int(again[0].argmax())] == "1s"
 

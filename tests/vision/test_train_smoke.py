@@ -175,10 +175,13 @@ def test_a_namer_reads_flowers_with_the_exported_bonus_reader(bonus_exported: Pa
     folder = bonus_exported.parent
     shutil.copy(namer, folder / namer.name)
     manifest = json.loads(namer.with_suffix(".json").read_text())
+    # the smoke run trains the eight and the bird (the default): a bonus and a bird reader
     manifest["bonus"] = {"file": bonus_exported.name}
+    manifest["bird"] = {"file": bonus_exported.name, "turned": True}
     (folder / namer.name).with_suffix(".json").write_text(json.dumps(manifest))
     loaded = Namer(folder / namer.name)
     assert loaded.bonus is not None and loaded.bonus.input_size == 128
+    assert loaded.bird is not None and loaded.bird.input_size == 128
     names = loaded.name(np.full((200, 300, 3), 128, np.uint8), np.array([[10, 10, 60, 80.0]]))
     assert names.probs.shape == (1, len(NAMER_CLASSES))
     assert np.isclose(names.probs.sum(), 1.0)
