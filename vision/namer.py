@@ -125,7 +125,8 @@ class NamerManifest:
 
     @property
     def partners(self) -> tuple[str, ...]:
-        """The files of the namers this one names beside it (blend, gate, bonus reader)."""
+        """The files of the namers this one names beside it (blend, gate, bonus and bird
+        readers)."""
         named = (self.blend[0] if self.blend else None, self.gate[0] if self.gate else None)
         return tuple(f for f in (*named, self.bonus, self.bird) if f is not None)
 
@@ -455,9 +456,10 @@ class Namer:
     A manifest may name a **bonus reader**: a namer that looks again, at its own (larger)
     input size, at the boxes this one names a flower or a season and says which of the eight
     it is (their corner numbers and characters are a few pixels in this one's crops);
-    whether a box is a bonus tile stays this namer's word (:func:`with_bonus_names`) — but
-    for a reader that names the 1 of bamboo too (``"bird": true``), whose look may say the
-    "flower" is the bird most sets draw on that tile.
+    whether a box is a bonus tile stays this namer's word (:func:`with_bonus_names`). And a
+    **bird reader**: a namer that looks again at the same boxes and says how likely each is
+    the 1 of bamboo — the bird most sets draw on it, which this one takes for a flower on sets
+    it never saw (:func:`with_bird_share`).
     """
 
     def __init__(self, model: str | Path | None = None, *, threads: int | None = None) -> None:

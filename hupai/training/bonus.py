@@ -350,8 +350,8 @@ def art_bonus(variants: int, *, seed: int, classes: NDArray[np.int64] = BONUS) -
     )
 
 
-def real_bonus(real: Path, split: str, namer: Any, looks: NDArray[np.int64] = BONUS) -> CropSet:
-    """The tiles of ``looks`` (the bonus tiles, and the bird) in a real split's photos, each
+def real_bonus(real: Path, split: str, namer: Any, classes: NDArray[np.int64] = BONUS) -> CropSet:
+    """The tiles of ``classes`` (the bonus tiles, and the bird) in a real split's photos, each
     photo turned back when the namer finds it a mirror image (its tiles named better flipped
     left-right, summed over the photo)."""
     from hupai.datasets.crops import labelled_photos
@@ -365,20 +365,20 @@ def real_bonus(real: Path, split: str, namer: Any, looks: NDArray[np.int64] = BO
     groups: list[int] = []
     sources: list[str] = []
     for photo in labelled_photos(images_dir, real / "labels" / split):
-        classes = np.array([b.cls if ids is None else ids[b.cls] for b in photo.boxes])
-        bonus = np.isin(classes, looks)
+        labelled = np.array([b.cls if ids is None else ids[b.cls] for b in photo.boxes])
+        bonus = np.isin(labelled, classes)
         if not bonus.any():
             continue
         small = crop_tiles(photo.image, photo.xyxy, namer.input_size)
-        rows = np.arange(len(classes))
-        as_is = namer.name_crops(small).probs[rows, classes]
-        flipped = namer.name_crops(np.ascontiguousarray(small[:, :, ::-1])).probs[rows, classes]
+        rows = np.arange(len(labelled))
+        as_is = namer.name_crops(small).probs[rows, labelled]
+        flipped = namer.name_crops(np.ascontiguousarray(small[:, :, ::-1])).probs[rows, labelled]
         mirrored = float(np.log(flipped + 1e-6).sum() - np.log(as_is + 1e-6).sum()) > 0
         crops = crop_tiles(photo.image, photo.xyxy[bonus], BONUS_STORE, STORE_MARGIN)
         if mirrored:
             crops = np.ascontiguousarray(crops[:, :, ::-1])
         images.append(crops)
-        labels += classes[bonus].tolist()
+        labels += labelled[bonus].tolist()
         groups += [len(sources)] * int(bonus.sum())
         sources.append(photo.path.name + (" (mirrored back)" if mirrored else ""))
     if not images:  # (a set without flowers or seasons)
