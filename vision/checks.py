@@ -140,11 +140,16 @@ def doubled(xyxy: NDArray[np.float64], above: float | None = None) -> NDArray[np
     xyxy = np.asarray(xyxy, np.float64).reshape(-1, 4)
     if len(xyxy) < 2:
         return np.zeros(len(xyxy), bool)
-    inside = box_intersection(xyxy, xyxy)
-    np.fill_diagonal(inside, 0.0)
-    area = np.maximum((xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1]), 1e-9)
     above = DOUBLED_ABOVE if above is None else above
-    return np.asarray((inside / area[:, None]).max(axis=1) > above, bool)
+    return np.asarray(_inside_others(xyxy).max(axis=1) > above, bool)
+
+
+def _inside_others(xyxy: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The share of each box's area inside each other box ``(n, n)``; 0 for a box itself."""
+    area = np.maximum((xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1]), 1e-9)
+    inside = box_intersection(xyxy, xyxy) / area[:, None]
+    np.fill_diagonal(inside, 0.0)
+    return np.asarray(inside, np.float64)
 
 
 #: A box more than :data:`DOUBLED_ABOVE` inside one box and at least this share inside a
@@ -173,9 +178,7 @@ def over_two_tiles(
     drop, marked = np.zeros(n, bool), np.zeros(n, bool)
     if n < 3:
         return drop, marked
-    area = np.maximum((xyxy[:, 2] - xyxy[:, 0]) * (xyxy[:, 3] - xyxy[:, 1]), 1e-9)
-    inside = box_intersection(xyxy, xyxy) / area[:, None]
-    np.fill_diagonal(inside, 0.0)
+    inside = _inside_others(xyxy)
     order = np.argsort(-inside, axis=1)
     rows = np.arange(n)
     first, second = order[:, 0], order[:, 1]

@@ -63,7 +63,14 @@ from hupai.vision.layout import (
 from hupai.vision.namer import REJECT, Namer, NamerError
 from hupai.vision.passes import FINDER_CONF, detect_photo, featureless
 from hupai.vision.result import WARNING_CODES, Reading, ReadingWarning, ReadMeld
-from hupai.vision.rooms import GapJudge, RoomLook, gap_judge, rejected_in_rows, room_tiles
+from hupai.vision.rooms import (
+    BODY_IOU,
+    GapJudge,
+    RoomLook,
+    gap_judge,
+    rejected_in_rows,
+    room_tiles,
+)
 
 __all__ = [
     "FINDER_CONF",
@@ -491,9 +498,10 @@ def tiles_of_names(
 def _with_unknown_faces(
     gaps: NDArray[np.float64], faces: NDArray[np.float64]
 ) -> NDArray[np.float64]:
-    """The gaps (frame boxes) and the half-rejected faces in rows that lie on none of them."""
+    """The gaps (frame boxes) and the half-rejected faces in rows that lie on none of them (a
+    face on a gap is that gap, as a body is: :data:`~hupai.vision.rooms.BODY_IOU`)."""
     if len(gaps) and len(faces):
-        faces = faces[box_iou(faces, gaps).max(axis=1) < 0.3]
+        faces = faces[box_iou(faces, gaps).max(axis=1) < BODY_IOU]
     return np.concatenate([gaps, faces])
 
 
