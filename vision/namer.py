@@ -590,12 +590,12 @@ class Namer:
         rows = bonus_rows(probs)
         if not len(rows):
             return probs
+        cut = _cut_once(closer, rows)
         if self.bonus is not None:
-            b = self.bonus
-            look = self.bonus_names(closer(b.input_size, b.manifest.margin, rows))
+            look = self.bonus_names(cut(self.bonus))
             probs = with_bonus_names(probs, rows, look, self.manifest.bonus_namer_weight)
         if self.bird is not None:
-            share = self.bird_share(closer(self.bird.input_size, self.bird.manifest.margin, rows))
+            share = self.bird_share(cut(self.bird))
             probs = with_bird_share(probs, rows, share, self.manifest.bird_namer_from)
         return probs
 
@@ -625,9 +625,10 @@ class Namer:
         if self.bonus is None and self.bird is None:
             return None
 
-        def cut(reader: Namer) -> NDArray[np.uint8]:
-            return crop_tiles(image, xyxy, reader.input_size, reader.manifest.margin, to_image)
+        def every(size: int, margin: float, rows: NDArray[np.int64]) -> NDArray[np.uint8]:
+            return crop_tiles(image, xyxy, size, margin, to_image)
 
+        cut = _cut_once(every, np.arange(len(xyxy)))
         return CloserLook(
             None if self.bonus is None else self.bonus_names(cut(self.bonus)),
             None if self.bird is None else self.bird_share(cut(self.bird)),
@@ -650,6 +651,20 @@ class Namer:
         return np.stack(
             [self.logits(turned(crops[v]) if turn else crops[v]) for v, turn in m.view_specs]
         )
+
+
+def _cut_once(closer: CloserCut, rows: NDArray[np.int64]) -> Callable[[Namer], NDArray[np.uint8]]:
+    """The crops of ``rows`` a partner reads (``cut(reader)``), each input size and margin cut
+    once: the bonus and the bird reader look at the same 128-px crops."""
+    cuts: dict[tuple[int, float], NDArray[np.uint8]] = {}
+
+    def cut(reader: Namer) -> NDArray[np.uint8]:
+        key = (reader.input_size, reader.manifest.margin)
+        if key not in cuts:
+            cuts[key] = closer(*key, rows)
+        return cuts[key]
+
+    return cut
 
 
 def _looks(reader: Namer, crops: NDArray[np.uint8], turn: bool) -> NDArray[np.float64]:
