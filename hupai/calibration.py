@@ -36,7 +36,7 @@ import math
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +46,14 @@ from numpy.typing import NDArray
 from hupai.vision.clutter import face_grounds
 from hupai.vision.detections import Detections
 from hupai.vision.metrics import match_pairs
-from hupai.vision.namer import REJECT, CloserLook, Namer, names_of_views, with_closer_look
+from hupai.vision.namer import (
+    REJECT,
+    CloserLook,
+    CloserRule,
+    Namer,
+    names_of_views,
+    with_closer_look,
+)
 from hupai.vision.reading import (
     FoundTiles,
     find_tiles,
@@ -92,11 +99,10 @@ class Recorded:
     more_views_below: float | None = None
     #: the namer's look at the rows' rooms for a tile (gaps are judged as the product does)
     look: RoomLook | None = None
-    #: the bonus reader's names of every box (None: the namer has none) and the weight of the
-    #: namer's own bonus names beside them (:func:`hupai.vision.namer.with_closer_look`)
+    #: the bonus and bird readers' names of every box (None: the namer has neither) and how
+    #: the namer hears them (:func:`hupai.vision.namer.with_closer_look`)
     closer: CloserLook | None = None
-    bonus_namer_weight: float = 0.0
-    bird_namer_from: float = 0.0
+    closer_rule: CloserRule = field(default_factory=CloserRule)
 
 
 def record(
@@ -129,7 +135,7 @@ def record(
         m = namer.manifest
         return _named(
             image, found, views, m.temperature, 0.0, "<photo>", m.more_views_below, look,
-            (closer, m.bonus_namer_weight, m.bird_namer_from),
+            closer, m.closer_rule,
         )  # fmt: skip
 
     for k, sample in enumerate(samples):
@@ -147,8 +153,7 @@ def record(
                 namer.manifest.more_views_below,
                 kept["look"],
                 kept["closer"],
-                namer.manifest.bonus_namer_weight,
-                namer.manifest.bird_namer_from,
+                namer.manifest.closer_rule,
             )
         )
         if progress and ((k + 1) % 50 == 0 or k + 1 == len(samples)):
@@ -165,9 +170,11 @@ def _named(
     source: str,
     more_views_below: float | None = None,
     look: RoomLook | None = None,
-    closer: tuple[CloserLook | None, float, float] = (None, 0.0, 0.0),
+    closer: CloserLook | None = None,
+    rule: CloserRule | None = None,
 ) -> Reading:
-    probs = with_closer_look(names_of_views(views, temperature, more_views_below).probs, *closer)
+    probs = names_of_views(views, temperature, more_views_below).probs
+    probs = with_closer_look(probs, closer, rule or CloserRule())
     grounds = face_grounds(image, found.det.xyxy, found.to_image)
     named = tiles_of_names(probs, found.det, check_below, grounds=grounds)
     # (the product reads a gap's tile too, read_in_rooms; a photo that changes is doubted
@@ -188,7 +195,8 @@ def replay(rec: Recorded, temperature: float, check_below: float = 0.0) -> Readi
         rec.source,
         rec.more_views_below,
         rec.look,
-        (rec.closer, rec.bonus_namer_weight, rec.bird_namer_from),
+        rec.closer,
+        rec.closer_rule,
     )
     return in_photo_pixels(reading, rec.size)
 

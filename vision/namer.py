@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from hupai.vision.classes import CLASS_NAMES, CLASSES_VERSION
+from hupai.vision.classes import BACK, CLASS_NAMES, CLASSES_VERSION
 
 #: The namer's classes: hupai's 43 and "not a tile".
 REJECT_NAME = "reject"
@@ -122,6 +122,15 @@ class NamerManifest:
     #: least this probability (``"namer_from"``): on a small blurred flower it sees a bird
     #: too often, and the birds it brings back are the namer's runner-ups
     bird_namer_from: float = 0.0
+    #: a bird reader that knows every tile face (``"others_from"``) looks too at a box this
+    #: namer names a suit tile or an honour while giving the 1 of bamboo at least this
+    #: (:func:`with_bird_seen`); None: only at the flowers and seasons
+    bird_others_from: float | None = None
+
+    @property
+    def closer_rule(self) -> CloserRule:
+        """How this namer hears its bonus and bird readers."""
+        return CloserRule(self.bonus_namer_weight, self.bird_namer_from, self.bird_others_from)
 
     @property
     def partners(self) -> tuple[str, ...]:
@@ -172,6 +181,7 @@ class NamerManifest:
                 bird=str(data["bird"]["file"]) if data.get("bird") else None,
                 bird_turned=bool((data.get("bird") or {}).get("turned", False)),
                 bird_namer_from=float((data.get("bird") or {}).get("namer_from", 0.0)),
+                bird_others_from=_optional_float((data.get("bird") or {}).get("others_from")),
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise NamerError(f"{source}: not a hupai namer manifest ({exc!r})") from None
@@ -202,6 +212,9 @@ class NamerManifest:
             raise NamerError(
                 f"{source}: bird namer_from {manifest.bird_namer_from} is not in [0, 1]"
             )
+        others = manifest.bird_others_from
+        if others is not None and not 0.0 < others <= 1.0:
+            raise NamerError(f"{source}: bird others_from {others} is not in (0, 1]")
         if manifest.check_below is not None and not 0.0 < manifest.check_below <= 1.0:
             raise NamerError(
                 f"{source}: calibration check_below {manifest.check_below} is not in (0, 1]"
@@ -459,7 +472,8 @@ class Namer:
     whether a box is a bonus tile stays this namer's word (:func:`with_bonus_names`). And a
     **bird reader**: a namer that looks again at the same boxes and says how likely each is
     the 1 of bamboo — the bird most sets draw on it, which this one takes for a flower on sets
-    it never saw (:func:`with_bird_share`).
+    it never saw (:func:`with_bird_share`) — and, where it knows every tile face, at the
+    boxes this one names another tile while giving the bird a little (:func:`with_bird_seen`).
     """
 
     def __init__(self, model: str | Path | None = None, *, threads: int | None = None) -> None:
@@ -585,19 +599,19 @@ class Namer:
 
     def looked_closer(self, probs: NDArray[np.float64], closer: CloserCut) -> NDArray[np.float64]:
         """``probs`` with the boxes they name a flower or a season looked at again by the
-        bonus reader and the bird reader, in the crops ``closer`` cuts (as they are where there
-        is none)."""
-        rows = bonus_rows(probs)
+        bonus reader and the bird reader, and those the bird reader is asked of besides
+        (:func:`closer_rows`), in the crops ``closer`` cuts (as they are where there is none)."""
+        rule = self.manifest.closer_rule
+        flowers, others = closer_rows(probs, rule, self.bird is not None)
+        rows = np.concatenate([flowers, others])
         if not len(rows):
             return probs
         cut = _cut_once(closer, rows)
-        if self.bonus is not None:
-            look = self.bonus_names(cut(self.bonus))
-            probs = with_bonus_names(probs, rows, look, self.manifest.bonus_namer_weight)
-        if self.bird is not None:
-            share = self.bird_share(cut(self.bird))
-            probs = with_bird_share(probs, rows, share, self.manifest.bird_namer_from)
-        return probs
+        looks = CloserLook(
+            None if self.bonus is None else self.bonus_names(cut(self.bonus)[: len(flowers)]),
+            None if self.bird is None else self.bird_looks(cut(self.bird)),
+        )
+        return with_looks(probs, flowers, others, looks, rule)
 
     def bonus_names(self, crops: NDArray[np.uint8]) -> NDArray[np.float64]:
         """The bonus reader's names of its crops — upright, and turned too where the manifest
@@ -605,13 +619,11 @@ class Namer:
         assert self.bonus is not None
         return _looks(self.bonus, crops, self.manifest.bonus_turned)
 
-    def bird_share(self, crops: NDArray[np.uint8]) -> NDArray[np.float64]:
-        """How likely the bird reader finds each crop the 1 of bamboo rather than a flower or
-        a season: its bird's share of its nine names (upright, and turned too where the
-        manifest says)."""
+    def bird_looks(self, crops: NDArray[np.uint8]) -> NDArray[np.float64]:
+        """The bird reader's names of its crops (upright, and turned too where the manifest
+        says): :func:`bird_of_nine` and :func:`with_bird_seen` read them."""
         assert self.bird is not None
-        looks = _looks(self.bird, crops, self.manifest.bird_turned)[:, BONUS_AND_BIRD]
-        return np.asarray(looks[:, -1] / np.maximum(looks.sum(axis=1), 1e-300), np.float64)
+        return _looks(self.bird, crops, self.manifest.bird_turned)
 
     def closer_look(
         self,
@@ -631,7 +643,7 @@ class Namer:
         cut = _cut_once(every, np.arange(len(xyxy)))
         return CloserLook(
             None if self.bonus is None else self.bonus_names(cut(self.bonus)),
-            None if self.bird is None else self.bird_share(cut(self.bird)),
+            None if self.bird is None else self.bird_looks(cut(self.bird)),
         )
 
     def view_logits(
@@ -677,9 +689,8 @@ def _looks(reader: Namer, crops: NDArray[np.uint8], turn: bool) -> NDArray[np.fl
 
 @dataclass(frozen=True)
 class CloserLook:
-    """What the partners that look closer said of every box of a photo: the bonus reader's
-    names and the bird reader's share of the 1 of bamboo (None: the namer names no such
-    reader)."""
+    """What the partners that look closer said of boxes of a photo: the bonus reader's names
+    and the bird reader's, a row a box (None: the namer names no such reader)."""
 
     bonus: NDArray[np.float64] | None
     bird: NDArray[np.float64] | None = None
@@ -723,23 +734,86 @@ def bonus_rows(probs: NDArray[np.float64]) -> NDArray[np.int64]:
     return np.nonzero(np.isin(probs.argmax(axis=1), BONUS))[0]
 
 
-def with_closer_look(
+@dataclass(frozen=True)
+class CloserRule:
+    """How a namer hears its bonus and bird readers (its manifest's ``"bonus"`` and ``"bird"``:
+    :attr:`NamerManifest.closer_rule`)."""
+
+    bonus_namer_weight: float = 0.0
+    bird_namer_from: float = 0.0
+    bird_others_from: float | None = None
+
+
+def closer_rows(
+    probs: NDArray[np.float64], rule: CloserRule, bird: bool = True
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The boxes the closer readers look at: those named a flower or a season, and those the
+    bird reader (``bird``: there is one) is asked of besides — named a suit tile or an honour
+    while the namer gives the bird ``rule.bird_others_from`` or more.
+
+    >>> p = np.zeros((3, 44)); p[0, 40] = p[1, 33] = p[2, 33] = 0.9; p[1, BIRD] = 0.05
+    >>> [r.tolist() for r in closer_rows(p, CloserRule(bird_others_from=0.01))]
+    [[0], [1]]
+    >>> [r.tolist() for r in closer_rows(p, CloserRule())]
+    [[0], []]
+    """
+    flowers = bonus_rows(probs)
+    if rule.bird_others_from is None or not bird:
+        return flowers, np.zeros(0, np.int64)
+    best = probs.argmax(axis=1)
+    named_other = (best < BACK) & ~np.isin(best, BONUS_AND_BIRD)
+    return flowers, np.nonzero(named_other & (probs[:, BIRD] >= rule.bird_others_from))[0]
+
+
+def with_looks(
     probs: NDArray[np.float64],
-    closer: CloserLook | None,
-    namer_weight: float = 0.0,
-    bird_namer_from: float = 0.0,
+    flowers: NDArray[np.int64],
+    others: NDArray[np.int64],
+    looks: CloserLook,
+    rule: CloserRule,
+) -> NDArray[np.float64]:
+    """``probs`` with what the closer readers said (``looks``: the bonus reader's of
+    ``flowers``, the bird reader's of ``flowers`` then ``others``, a row each) taken as
+    ``rule`` says."""
+    n = len(flowers)
+    if looks.bonus is not None and n:
+        probs = with_bonus_names(probs, flowers, looks.bonus, rule.bonus_namer_weight)
+    if looks.bird is not None:
+        if n:
+            probs = with_bird_share(
+                probs, flowers, bird_of_nine(looks.bird[:n]), rule.bird_namer_from
+            )
+        if len(others):
+            probs = with_bird_seen(probs, others, looks.bird[n:])
+    return probs
+
+
+def with_closer_look(
+    probs: NDArray[np.float64], closer: CloserLook | None, rule: CloserRule = CloserRule()
 ) -> NDArray[np.float64]:
     """``probs`` with what the bonus and bird readers said of every box (``closer``, or None:
-    no such reader) taken for the boxes named a flower or a season — as
-    :meth:`Namer.looked_closer` takes them."""
-    rows = bonus_rows(probs)
-    if closer is None or not len(rows):
+    no such reader) taken for the boxes they look at — as :meth:`Namer.looked_closer` takes
+    them."""
+    if closer is None:
         return probs
-    if closer.bonus is not None:
-        probs = with_bonus_names(probs, rows, closer.bonus[rows], namer_weight)
-    if closer.bird is not None:
-        probs = with_bird_share(probs, rows, closer.bird[rows], bird_namer_from)
-    return probs
+    flowers, others = closer_rows(probs, rule, closer.bird is not None)
+    looks = CloserLook(
+        None if closer.bonus is None else closer.bonus[flowers],
+        None if closer.bird is None else closer.bird[np.concatenate([flowers, others])],
+    )
+    return with_looks(probs, flowers, others, looks, rule)
+
+
+def bird_of_nine(looks: NDArray[np.float64]) -> NDArray[np.float64]:
+    """How likely a bird reader finds each box the 1 of bamboo rather than a flower or a
+    season: the bird's share of the nine in its names ``looks`` (a row a box).
+
+    >>> looks = np.zeros((1, 44)); looks[0, BIRD], looks[0, 40], looks[0, 0] = 0.6, 0.2, 0.2
+    >>> bird_of_nine(looks).round(2).tolist()
+    [0.75]
+    """
+    nine = looks[:, BONUS_AND_BIRD]
+    return np.asarray(nine[:, -1] / np.maximum(nine.sum(axis=1), 1e-300), np.float64)
 
 
 def with_bonus_names(
@@ -796,6 +870,30 @@ def with_bird_share(
     flowers = out[np.ix_(rows, BONUS)]
     out[rows, BIRD] += flowers.sum(axis=1) * bird
     out[np.ix_(rows, BONUS)] = flowers * (1.0 - bird)[:, None]
+    return out
+
+
+def with_bird_seen(
+    probs: NDArray[np.float64], rows: NDArray[np.int64], looks: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Each box of ``rows`` (named a suit tile or an honour) with the share of its name that
+    the bird reader (``looks``: its names, a row each, of every tile face) gives the 1 of
+    bamboo rather than that name moved to the 1 of bamboo: on sets it never saw, the namer
+    takes the bird for the red dragon or a character. The rest is untouched.
+
+    >>> p = np.zeros((1, 44)); p[0, 33], p[0, BIRD], p[0, 4] = 0.9, 0.05, 0.05  # 7z, 1s, 5m
+    >>> looks = np.zeros((1, 44)); looks[0, BIRD], looks[0, 33] = 0.6, 0.2
+    >>> def named(out): return [(NAMER_CLASSES[i], round(float(v), 3))
+    ...                         for i, v in enumerate(out[0]) if v]
+    >>> named(with_bird_seen(p, np.array([0]), looks))
+    [('5m', 0.05), ('1s', 0.725), ('7z', 0.225)]
+    """
+    out = probs.copy()
+    named = out[rows].argmax(axis=1)
+    bird, name = looks[:, BIRD], looks[np.arange(len(rows)), named]
+    moved = out[rows, named] * bird / np.maximum(bird + name, 1e-300)
+    out[rows, named] -= moved
+    out[rows, BIRD] += moved
     return out
 
 

@@ -174,6 +174,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         action="store_false",
         help="the eight flowers and seasons alone, not the 1 of bamboo too (reader v1)",
     )
+    bonus.add_argument(
+        "--every-tile",
+        action="store_true",
+        help="every tile face (a bird reader that also knows what the namer mistakes the bird "
+        "for: it may look at a box the namer names a suit tile or an honour)",
+    )
+    bonus.add_argument("--init", help="start a fresh run from this checkpoint's model weights")
     bonus.add_argument("--threads", type=int, default=2)
     bonus.set_defaults(handler=_bonus)
 
@@ -580,7 +587,9 @@ def _bonus(args: argparse.Namespace) -> int:
         threads=args.threads,
         blocks=args.blocks,
         head=args.head,
-        bird=args.bird,
+        bird=args.bird or args.every_tile,
+        every_tile=args.every_tile,
+        init=args.init,
     )
     return _best_weights(run, config)
 

@@ -46,6 +46,7 @@ from hupai.training.namer import (
     start_run,
     train_epochs,
 )
+from hupai.vision.classes import BACK
 from hupai.vision.namer import BONUS, BONUS_AND_BIRD
 
 if TYPE_CHECKING:
@@ -57,6 +58,9 @@ BONUS_SIZE = 128
 BONUS_STORE = round(BONUS_SIZE * (1 + 2 * STORE_MARGIN))
 
 Rng = np.random.Generator
+
+#: Every tile face (1m-8f): what a bird reader trained with ``every_tile`` names.
+EVERY_FACE: NDArray[np.int64] = np.arange(BACK, dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,12 @@ class BonusConfig:
     # box the namer calls a flower is the bird most sets draw on it (False: a bonus reader of
     # the eight alone, as v1)
     bird: bool = True
+    # every tile face (1m-8f, not the back): a bird reader that also knows the tiles the namer
+    # mistakes the bird for on sets it never saw (the red dragon, the 5 and 3 of characters),
+    # so that it can say so of a box the namer names one of them (implies ``bird``)
+    every_tile: bool = False
+    # a checkpoint whose model weights a fresh run starts from (another reader's best.pt)
+    init: str | None = None
     # Lite0 cut after this many of its 16 blocks, with a head conv of this many channels
     # (0: the whole Lite0, 3.4 M weights): the reader's models stay small (#37's 8 MB)
     blocks: int = 0
@@ -99,7 +109,10 @@ class BonusConfig:
 
     @property
     def classes(self) -> NDArray[np.int64]:
-        """The classes the reader names: the eight flowers and seasons, and the bird."""
+        """The classes the reader names: the eight flowers and seasons, and the bird (and with
+        ``every_tile`` every tile face)."""
+        if self.every_tile:
+            return EVERY_FACE
         return BONUS_AND_BIRD if self.bird else BONUS
 
     def crop_files(self) -> dict[str, Path]:
@@ -121,7 +134,8 @@ class BonusConfig:
                 for split in ("train", "val")
             },
         }
-        bird = "-bird" if self.bird else ""  # sets with the bird's tiles are others
+        # sets with the bird's tiles (or every tile's) are others
+        bird = "-every" if self.every_tile else "-bird" if self.bird else ""
         return {k: Path(self.data) / f"{stem}{bird}.npz" for k, stem in stems.items()}
 
     def trainer(self) -> NamerConfig:
@@ -450,6 +464,9 @@ def run(cfg: BonusConfig) -> Path:
     torch.set_num_threads(cfg.threads)
     model = build_bonus_model(cfg.blocks, cfg.head)
     state, best_score = resume(model, last, log) if last.exists() else (None, -1.0)
+    if state is None and cfg.init:
+        model.load_state_dict(torch.load(cfg.init, map_location="cpu", weights_only=False)["model"])
+        log(f"init: {cfg.init}")
     val_inputs = {k: centre_inputs(v.images, BONUS_SIZE) for k, v in vals.items()}
 
     def on_epoch(epoch: int, train_state: dict[str, Any]) -> None:
@@ -559,7 +576,13 @@ def export(
 
     ckpt = torch.load(weights, map_location="cpu", weights_only=False)
     cfg = BonusConfig.saved(ckpt["config"].get("bonus", {}))
-    what = "flowers and seasons and the 1 of bamboo" if cfg.bird else "flowers and seasons only"
+    what = (
+        "every tile face"
+        if cfg.every_tile
+        else "flowers and seasons and the 1 of bamboo"
+        if cfg.bird
+        else "flowers and seasons only"
+    )
     data = (
         f"{what}: {cfg.styles} procedural set styles of the training families drawn as tiles "
         "(hupai.training.bonus.compose_tile), the art sets' faces, the real train photos' tiles "
@@ -584,6 +607,10 @@ def export(
         else f"bird reader: how likely a box the namer calls a flower or a season is the 1 of "
         f"bamboo, from a {BONUS_SIZE}-px look (only its outputs 1f-8f and 1s are read: the "
         "bird's share of the nine); trained as a bonus reader, it may serve as one too"
+        if not cfg.every_tile
+        else f"bird reader: how likely a box the namer calls a flower, a season or another "
+        f"tile is the 1 of bamboo, from a {BONUS_SIZE}-px look (trained on every tile face: "
+        "the bird's share of the nine, or of the bird and the namer's name)"
     )
     manifest["val"] = ckpt.get("val")
     if cfg.blocks:

@@ -78,3 +78,14 @@ def test_the_bird_counts_among_the_names_a_bird_reader_is_chosen_on() -> None:
     labels = np.array([BIRD, BONUS[0]])
     assert bonus_accuracy(probs, labels, BONUS_AND_BIRD) == 1.0
     assert bonus_accuracy(probs, labels) == 0.5  # the eight alone: the bird is never right
+
+
+def test_a_bird_reader_of_every_tile_names_every_face_but_the_back() -> None:
+    classes = BonusConfig(every_tile=True).classes.tolist()
+    assert classes == list(range(42))
+    assert BIRD in classes and all(c in classes for c in BONUS_AND_BIRD)
+
+
+def test_a_run_of_every_tile_keeps_its_crops_apart_from_the_birds() -> None:
+    every, bird = BonusConfig(every_tile=True).crop_files(), BonusConfig().crop_files()
+    assert all(every[k] != bird[k] for k in every)

@@ -274,9 +274,61 @@ def test_a_kept_closer_look_names_the_bird_again_as_the_reader_names(tmp_path: P
     m = namer.manifest
     views = names_of_views(namer.view_logits(img, boxes), m.temperature).probs
     closer = namer.closer_look(img, boxes)
-    again = with_closer_look(views, closer, m.bonus_namer_weight, m.bird_namer_from)
+    again = with_closer_look(views, closer, m.closer_rule)
     np.testing.assert_allclose(again, namer.name(img, boxes).probs, atol=1e-9)
     assert NAMER_CLASSES[int(again[0].argmax())] == "1s"
+
+
+def _bird_others_from(namer: Path, value: float) -> Path:
+    manifest = json.loads(namer.with_suffix(".json").read_text())
+    manifest["bird"]["others_from"] = value
+    namer.with_suffix(".json").write_text(json.dumps(manifest))
+    return namer
+
+
+#: A namer sure of the red dragon that gives the bird a little (~0.015) at red 40, and a bird
+#: reader that sees the bird there.
+RED_DRAGON_OR_BIRD = ({"7z": 40.0, "1s": 100.0}, {"6f": 40.0}, {"1s": 40.0, "7z": 120.0})
+
+
+def test_a_bird_reader_told_to_looks_at_a_tile_named_an_honour(tmp_path: Path) -> None:
+    namer = _bird_others_from(_with_bird_reader(tmp_path, *RED_DRAGON_OR_BIRD), 0.01)
+    probs = _name_one(namer, 40)
+    assert NAMER_CLASSES[int(probs.argmax())] == "1s"
+    assert probs.sum() == pytest.approx(1.0)
+
+
+def test_a_bird_reader_does_not_look_at_an_honour_unless_told(tmp_path: Path) -> None:
+    namer = _with_bird_reader(tmp_path, *RED_DRAGON_OR_BIRD)
+    assert NAMER_CLASSES[int(_name_one(namer, 40).argmax())] == "7z"
+
+
+def test_a_bird_reader_does_not_look_at_an_honour_given_the_bird_too_little(
+    tmp_path: Path,
+) -> None:
+    namer = _bird_others_from(_with_bird_reader(tmp_path, *RED_DRAGON_OR_BIRD), 0.05)
+    assert NAMER_CLASSES[int(_name_one(namer, 40).argmax())] == "7z"
+
+
+def test_a_bird_others_from_outside_zero_to_one_is_named(tmp_path: Path) -> None:
+    namer = _with_bird_reader(tmp_path, *RED_DRAGON_OR_BIRD)
+    with pytest.raises(NamerError, match=r"bird others_from 0\.0 is not in \(0, 1\]"):
+        Namer(_bird_others_from(namer, 0.0))
+
+
+def test_a_kept_closer_look_names_an_honour_again_as_the_reader_names(tmp_path: Path) -> None:
+    """Calibration's replay hears the bird reader on a tile named an honour as reading does."""
+    from hupai.vision.namer import names_of_views, with_closer_look
+
+    namer = Namer(_bird_others_from(_with_bird_reader(tmp_path, *RED_DRAGON_OR_BIRD), 0.01))
+    img = np.full((100, 200, 3), (30, 30, 40), np.uint8)
+    img[:, 100:] = (30, 30, 100)  # a second box the namer names the bird itself
+    boxes = np.array([[20, 20, 60, 70.0], [120, 20, 160, 70.0]])
+    m = namer.manifest
+    views = names_of_views(namer.view_logits(img, boxes), m.temperature).probs
+    again = with_closer_look(views, namer.closer_look(img, boxes), m.closer_rule)
+    np.testing.assert_allclose(again, namer.name(img, boxes).probs, atol=1e-9)
+    assert [NAMER_CLASSES[i] for i in again.argmax(axis=1)] == ["1s", "1s"]
 
 
 def test_a_kept_closer_look_names_again_as_the_reader_names(tmp_path: Path) -> None:
