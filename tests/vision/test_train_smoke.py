@@ -219,3 +219,21 @@ def test_a_bonus_export_without_its_selection_tiles_says_so(
     finally:
         shutil.move(moved, root / "crops")
     assert "selection crops are not there" in capsys.readouterr().err
+
+
+def test_a_bird_reader_of_every_tile_trains_on_from_another_readers_weights(
+    bonus_exported: Path,
+) -> None:
+    import torch
+
+    root = bonus_exported.parents[1]
+    best = root / "runs" / "smoke" / "weights" / "best.pt"
+    args = ["train", "bonus", "--name", "every", "--project", str(root / "runs")]
+    args += ["--data", str(root / "crops"), "--real", str(root / "real"), "--styles", "1"]
+    args += ["--val-styles", "1", "--art-variants", "1", "--epochs", "1", "--epoch-crops", "48"]
+    args += ["--blocks", "8", "--head", "32", "--every-tile", "--init", str(best)]
+    assert main(args) == 0
+    assert f"init: {best}" in (root / "runs" / "every" / "train.log").read_text()
+    ckpt = torch.load(root / "runs" / "every" / "weights" / "best.pt", weights_only=False)
+    assert ckpt["config"]["bonus"]["every_tile"] is True
+    assert (root / "crops" / "gen-s0-n1-every.npz").exists()
