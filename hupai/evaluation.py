@@ -356,7 +356,11 @@ def run_crops(
     crops = {margin: closer(size, margin, every) for margin in views} if images else {}
     began = time.perf_counter()  # naming only, as the reader's namer time
     names = (
-        the_namer.name_views(lambda m, rows: crops[m] if rows is None else crops[m][rows], closer)
+        the_namer.name_views(
+            lambda m, rows: crops[m] if rows is None else crops[m][rows],
+            closer,
+            np.array([max(img.shape[:2]) for img in images], np.float64),  # a photo a tile
+        )
         if images
         else None
     )

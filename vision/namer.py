@@ -57,7 +57,7 @@ ViewCut = Callable[[float, NDArray[np.int64] | None], NDArray[np.uint8]]
 #: Crops of some of a photo's boxes at another input size: ``closer(size, margin, rows)``.
 CloserCut = Callable[[int, float, NDArray[np.int64]], NDArray[np.uint8]]
 #: The manifest entries that name a partner namer beside this one (each ``{"file": …}``).
-PARTNER_KEYS = ("gate", "blend", "bonus", "bird")
+PARTNER_KEYS = ("gate", "blend", "bonus", "bird", "bird_others")
 #: hupai's flowers and seasons (1f-8f): what a bonus reader names.
 BONUS = np.arange(CLASS_NAMES.index("1f"), CLASS_NAMES.index("8f") + 1)
 #: The 1 of bamboo: a bird on most sets, which the namer takes for a flower on sets it never
@@ -122,22 +122,28 @@ class NamerManifest:
     #: least this probability (``"namer_from"``): on a small blurred flower it sees a bird
     #: too often, and the birds it brings back are the namer's runner-ups
     bird_namer_from: float = 0.0
-    #: a bird reader that knows every tile face (``"others_from"``) looks too at a box this
-    #: namer names a suit tile or an honour while giving the 1 of bamboo at least this
-    #: (:func:`with_bird_seen`); None: only at the flowers and seasons
-    bird_others_from: float | None = None
+    #: a bird reader that knows every tile face (``"bird_others"``, its file beside this one):
+    #: it looks at a box this namer names a suit tile or an honour while giving the 1 of bamboo
+    #: at least ``bird_others_from`` (its ``"namer_from"``), and says how likely it is the bird
+    #: rather than that tile (:func:`with_bird_seen`); None: such boxes are this namer's word
+    bird_others: str | None = None
+    bird_others_turned: bool = False
+    bird_others_from: float = 0.0
 
     @property
     def closer_rule(self) -> CloserRule:
         """How this namer hears its bonus and bird readers."""
-        return CloserRule(self.bonus_namer_weight, self.bird_namer_from, self.bird_others_from)
+        return CloserRule(
+            self.bonus_namer_weight, self.bird_namer_from, self.bird_others_from, self.input_size
+        )
 
     @property
     def partners(self) -> tuple[str, ...]:
         """The files of the namers this one names beside it (blend, gate, bonus and bird
         readers)."""
         named = (self.blend[0] if self.blend else None, self.gate[0] if self.gate else None)
-        return tuple(f for f in (*named, self.bonus, self.bird) if f is not None)
+        closer = (self.bonus, self.bird, self.bird_others)
+        return tuple(f for f in (*named, *closer) if f is not None)
 
     @property
     def views(self) -> tuple[float, ...]:
@@ -181,7 +187,9 @@ class NamerManifest:
                 bird=str(data["bird"]["file"]) if data.get("bird") else None,
                 bird_turned=bool((data.get("bird") or {}).get("turned", False)),
                 bird_namer_from=float((data.get("bird") or {}).get("namer_from", 0.0)),
-                bird_others_from=_optional_float((data.get("bird") or {}).get("others_from")),
+                bird_others=str(data["bird_others"]["file"]) if data.get("bird_others") else None,
+                bird_others_turned=bool((data.get("bird_others") or {}).get("turned", False)),
+                bird_others_from=float((data.get("bird_others") or {}).get("namer_from", 0.0)),
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise NamerError(f"{source}: not a hupai namer manifest ({exc!r})") from None
@@ -212,9 +220,10 @@ class NamerManifest:
             raise NamerError(
                 f"{source}: bird namer_from {manifest.bird_namer_from} is not in [0, 1]"
             )
-        others = manifest.bird_others_from
-        if others is not None and not 0.0 < others <= 1.0:
-            raise NamerError(f"{source}: bird others_from {others} is not in (0, 1]")
+        if not 0.0 <= manifest.bird_others_from <= 1.0:
+            raise NamerError(
+                f"{source}: bird_others namer_from {manifest.bird_others_from} is not in [0, 1]"
+            )
         if manifest.check_below is not None and not 0.0 < manifest.check_below <= 1.0:
             raise NamerError(
                 f"{source}: calibration check_below {manifest.check_below} is not in (0, 1]"
@@ -290,6 +299,22 @@ def crop_plans(
     m = m[:, :2]
     step = np.sqrt(np.abs(np.linalg.det(m[:, :, :2])))
     return m, step, bw > bh
+
+
+def photo_sides(
+    xyxy: NDArray[np.float64], to_image: NDArray[np.float64] | None = None
+) -> NDArray[np.float64]:
+    """Each box's long side in the photo's pixels (``xyxy`` in a frame that ``to_image``, 2×3
+    affine, maps onto the photo; None: in the photo).
+
+    >>> photo_sides(np.array([[0, 0, 30, 40.0]]), np.array([[2, 0, 0], [0, 2, 0.0]])).tolist()
+    [80.0]
+    """
+    xyxy = np.asarray(xyxy, np.float64).reshape(-1, 4)
+    a = np.eye(2) if to_image is None else np.asarray(to_image, np.float64)[:, :2]
+    across = np.linalg.norm(a[:, 0]) * (xyxy[:, 2] - xyxy[:, 0])
+    down = np.linalg.norm(a[:, 1]) * (xyxy[:, 3] - xyxy[:, 1])
+    return np.asarray(np.maximum(across, down), np.float64)
 
 
 def _warp(image: Image, m: NDArray[np.float64], step: float, size: int) -> Image:
@@ -472,8 +497,10 @@ class Namer:
     whether a box is a bonus tile stays this namer's word (:func:`with_bonus_names`). And a
     **bird reader**: a namer that looks again at the same boxes and says how likely each is
     the 1 of bamboo — the bird most sets draw on it, which this one takes for a flower on sets
-    it never saw (:func:`with_bird_share`) — and, where it knows every tile face, at the
-    boxes this one names another tile while giving the bird a little (:func:`with_bird_seen`).
+    it never saw (:func:`with_bird_share`). And a **bird reader of every tile** (``"bird_others"``):
+    one trained on every tile face, which looks at the large boxes this one names a suit tile
+    or an honour while giving the bird a little, and says how likely each is the bird rather
+    than that tile (:func:`with_bird_seen`).
     """
 
     def __init__(self, model: str | Path | None = None, *, threads: int | None = None) -> None:
@@ -500,6 +527,7 @@ class Namer:
             self.blend = self._partner(file, "blended namer", threads)
         self.bonus = self._closer(self.manifest.bonus, "bonus reader", threads)
         self.bird = self._closer(self.manifest.bird, "bird reader", threads)
+        self.bird_others = self._closer(self.manifest.bird_others, "bird reader", threads)
 
     def _closer(self, file: str | None, role: str, threads: int | None) -> Namer | None:
         """A partner that looks closer (beside this one; None where the manifest names none):
@@ -570,15 +598,21 @@ class Namer:
         def closer_cut(size: int, margin: float, rows: NDArray[np.int64]) -> NDArray[np.uint8]:
             return crop_tiles(image, xyxy[rows], size, margin, to_image)
 
-        return self.name_views(cut, closer_cut if closer else None)
+        return self.name_views(cut, closer_cut if closer else None, photo_sides(xyxy, to_image))
 
-    def name_views(self, cut: ViewCut, closer: CloserCut | None = None) -> Names:
+    def name_views(
+        self,
+        cut: ViewCut,
+        closer: CloserCut | None = None,
+        sides: NDArray[np.float64] | None = None,
+    ) -> Names:
         """Name the crops ``cut(margin, rows)`` gives at each of the manifest's views
         (``rows``: the boxes to cut, None for all; :attr:`NamerManifest.view_specs`: the
         margins, upright, then turned by 180°), the probabilities averaged — the views after
         the first only for the boxes the first view doubts, where the manifest says
         ``more_views_below``; then, where the manifest names a bonus reader, the boxes named
-        a flower or a season looked at again in the crops ``closer`` cuts."""
+        a flower or a season looked at again in the crops ``closer`` cuts (``sides``: each
+        box's long side in the photo's pixels, :func:`closer_rows`; None: every box is large)."""
         specs = self.manifest.view_specs
         first_margin = specs[0][0]  # (upright)
         every = cut(first_margin, None)
@@ -595,21 +629,31 @@ class Namer:
             ]
 
         probs = with_more_views(self.name_crops(every).probs, later, self.manifest.more_views_below)
-        return Names(probs if closer is None else self.looked_closer(probs, closer))
+        return Names(probs if closer is None else self.looked_closer(probs, closer, sides))
 
-    def looked_closer(self, probs: NDArray[np.float64], closer: CloserCut) -> NDArray[np.float64]:
+    def looked_closer(
+        self,
+        probs: NDArray[np.float64],
+        closer: CloserCut,
+        sides: NDArray[np.float64] | None = None,
+    ) -> NDArray[np.float64]:
         """``probs`` with the boxes they name a flower or a season looked at again by the
         bonus reader and the bird reader, and those the bird reader is asked of besides
-        (:func:`closer_rows`), in the crops ``closer`` cuts (as they are where there is none)."""
+        (:func:`closer_rows`; ``sides``: the boxes' long sides in the photo), in the crops
+        ``closer`` cuts (as they are where there is none)."""
         rule = self.manifest.closer_rule
-        flowers, others = closer_rows(probs, rule, self.bird is not None)
+        flowers, others = closer_rows(probs, rule, self.bird_others is not None, sides)
         rows = np.concatenate([flowers, others])
         if not len(rows):
             return probs
         cut = _cut_once(closer, rows)
+        n = len(flowers)
         looks = CloserLook(
-            None if self.bonus is None else self.bonus_names(cut(self.bonus)[: len(flowers)]),
-            None if self.bird is None else self.bird_looks(cut(self.bird)),
+            None if self.bonus is None else self.bonus_names(cut(self.bonus)[:n]),
+            None if self.bird is None else self.bird_looks(cut(self.bird)[:n]),
+            others=None
+            if self.bird_others is None
+            else self.others_looks(cut(self.bird_others)[n:]),
         )
         return with_looks(probs, flowers, others, looks, rule)
 
@@ -621,9 +665,15 @@ class Namer:
 
     def bird_looks(self, crops: NDArray[np.uint8]) -> NDArray[np.float64]:
         """The bird reader's names of its crops (upright, and turned too where the manifest
-        says): :func:`bird_of_nine` and :func:`with_bird_seen` read them."""
+        says): :func:`bird_of_nine` reads them."""
         assert self.bird is not None
         return _looks(self.bird, crops, self.manifest.bird_turned)
+
+    def others_looks(self, crops: NDArray[np.uint8]) -> NDArray[np.float64]:
+        """The names the bird reader of every tile (``"bird_others"``) gives its crops (upright,
+        and turned too where the manifest says): :func:`with_bird_seen` reads them."""
+        assert self.bird_others is not None
+        return _looks(self.bird_others, crops, self.manifest.bird_others_turned)
 
     def closer_look(
         self,
@@ -634,7 +684,7 @@ class Namer:
         """What the bonus and bird readers say of every box (None without either): what
         :meth:`name` takes for the boxes named a flower or a season, kept to name them again
         at another temperature (``hupai train calibrate``; :func:`with_closer_look`)."""
-        if self.bonus is None and self.bird is None:
+        if self.bonus is None and self.bird is None and self.bird_others is None:
             return None
 
         def every(size: int, margin: float, rows: NDArray[np.int64]) -> NDArray[np.uint8]:
@@ -644,6 +694,8 @@ class Namer:
         return CloserLook(
             None if self.bonus is None else self.bonus_names(cut(self.bonus)),
             None if self.bird is None else self.bird_looks(cut(self.bird)),
+            photo_sides(xyxy, to_image),
+            None if self.bird_others is None else self.others_looks(cut(self.bird_others)),
         )
 
     def view_logits(
@@ -694,6 +746,10 @@ class CloserLook:
 
     bonus: NDArray[np.float64] | None
     bird: NDArray[np.float64] | None = None
+    #: the boxes' long sides in the photo's pixels (:func:`photo_sides`; None: not known)
+    sides: NDArray[np.float64] | None = None
+    #: the bird reader of every tile's names (``"bird_others"``)
+    others: NDArray[np.float64] | None = None
 
 
 def turned(crops: NDArray[np.uint8]) -> NDArray[np.uint8]:
@@ -741,28 +797,46 @@ class CloserRule:
 
     bonus_namer_weight: float = 0.0
     bird_namer_from: float = 0.0
-    bird_others_from: float | None = None
+    #: the bird reader of every tile is asked of a box the namer names a suit tile or an honour
+    #: while giving the bird at least this ...
+    bird_others_from: float = 0.0
+    #: ... and only of a box whose long side in the photo is at least this (px): the namer's
+    #: own input side. A box with fewer pixels gives the closer look nothing the namer's crop
+    #: lacks but blur, and a bird reader finds birds in blur (the held-out scenes' 15-40 px
+    #: tiles: it broke more than it brought back there)
+    bird_others_side: float = 0.0
 
 
 def closer_rows(
-    probs: NDArray[np.float64], rule: CloserRule, bird: bool = True
+    probs: NDArray[np.float64],
+    rule: CloserRule,
+    others: bool = True,
+    sides: NDArray[np.float64] | None = None,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """The boxes the closer readers look at: those named a flower or a season, and those the
-    bird reader (``bird``: there is one) is asked of besides — named a suit tile or an honour
-    while the namer gives the bird ``rule.bird_others_from`` or more.
+    bird reader of every tile (``others``: there is one) is asked of — named a suit tile or
+    an honour while the namer gives the bird ``rule.bird_others_from`` or more, their long
+    side in the photo (``sides``; None: large enough) at least ``rule.bird_others_side``.
 
     >>> p = np.zeros((3, 44)); p[0, 40] = p[1, 33] = p[2, 33] = 0.9; p[1, BIRD] = 0.05
-    >>> [r.tolist() for r in closer_rows(p, CloserRule(bird_others_from=0.01))]
+    >>> rule = CloserRule(bird_others_from=0.01, bird_others_side=64)
+    >>> [r.tolist() for r in closer_rows(p, rule)]
     [[0], [1]]
-    >>> [r.tolist() for r in closer_rows(p, CloserRule())]
+    >>> [r.tolist() for r in closer_rows(p, rule, sides=np.array([80, 40, 80.0]))]  # too small
+    [[0], []]
+    >>> [r.tolist() for r in closer_rows(p, rule, others=False)]
     [[0], []]
     """
     flowers = bonus_rows(probs)
-    if rule.bird_others_from is None or not bird:
+    if not others:
         return flowers, np.zeros(0, np.int64)
     best = probs.argmax(axis=1)
-    named_other = (best < BACK) & ~np.isin(best, BONUS_AND_BIRD)
-    return flowers, np.nonzero(named_other & (probs[:, BIRD] >= rule.bird_others_from))[0]
+    asked = (
+        (best < BACK) & ~np.isin(best, BONUS_AND_BIRD) & (probs[:, BIRD] >= rule.bird_others_from)
+    )
+    if sides is not None:
+        asked &= np.asarray(sides, np.float64) >= rule.bird_others_side
+    return flowers, np.nonzero(asked)[0]
 
 
 def with_looks(
@@ -772,19 +846,16 @@ def with_looks(
     looks: CloserLook,
     rule: CloserRule,
 ) -> NDArray[np.float64]:
-    """``probs`` with what the closer readers said (``looks``: the bonus reader's of
-    ``flowers``, the bird reader's of ``flowers`` then ``others``, a row each) taken as
+    """``probs`` with what the closer readers said (``looks``: the bonus and the bird reader's
+    of ``flowers``, the bird reader of every tile's of ``others``, a row each) taken as
     ``rule`` says."""
     n = len(flowers)
     if looks.bonus is not None and n:
         probs = with_bonus_names(probs, flowers, looks.bonus, rule.bonus_namer_weight)
-    if looks.bird is not None:
-        if n:
-            probs = with_bird_share(
-                probs, flowers, bird_of_nine(looks.bird[:n]), rule.bird_namer_from
-            )
-        if len(others):
-            probs = with_bird_seen(probs, others, looks.bird[n:])
+    if looks.bird is not None and n:
+        probs = with_bird_share(probs, flowers, bird_of_nine(looks.bird), rule.bird_namer_from)
+    if looks.others is not None and len(others):
+        probs = with_bird_seen(probs, others, looks.others)
     return probs
 
 
@@ -796,10 +867,11 @@ def with_closer_look(
     them."""
     if closer is None:
         return probs
-    flowers, others = closer_rows(probs, rule, closer.bird is not None)
+    flowers, others = closer_rows(probs, rule, closer.others is not None, closer.sides)
     looks = CloserLook(
         None if closer.bonus is None else closer.bonus[flowers],
-        None if closer.bird is None else closer.bird[np.concatenate([flowers, others])],
+        None if closer.bird is None else closer.bird[flowers],
+        others=None if closer.others is None else closer.others[others],
     )
     return with_looks(probs, flowers, others, looks, rule)
 

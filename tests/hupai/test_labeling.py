@@ -514,7 +514,9 @@ def test_a_ray_worker_rebuilds_the_shipped_namer_with_its_partners() -> None:
     finder, namer = models_in(SHIPPED_MODELS)
     shipped = Namer(namer)
     partners = [
-        p.path.name for p in (shipped.blend, shipped.gate, shipped.bonus, shipped.bird) if p
+        p.path.name
+        for p in (shipped.blend, shipped.gate, shipped.bonus, shipped.bird, shipped.bird_others)
+        if p
     ]
     files = namer_files(namer)
     assert {namer.name, *partners} <= set(files)
@@ -526,4 +528,5 @@ def test_a_ray_worker_rebuilds_the_shipped_namer_with_its_partners() -> None:
     assert (actor.namer.blend is None) == (shipped.blend is None)
     assert (actor.namer.bonus is None) == (shipped.bonus is None)
     assert (actor.namer.bird is None) == (shipped.bird is None)
+    assert (actor.namer.bird_others is None) == (shipped.bird_others is None)
     assert actor.namer.manifest.views == shipped.manifest.views

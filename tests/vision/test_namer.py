@@ -279,48 +279,70 @@ def test_a_kept_closer_look_names_the_bird_again_as_the_reader_names(tmp_path: P
     assert NAMER_CLASSES[int(again[0].argmax())] == "1s"
 
 
-def _bird_others_from(namer: Path, value: float) -> Path:
+def _with_bird_others(tmp_path: Path, namer_from: float | None = 0.01) -> Path:
+    """A namer sure of the red dragon that gives the bird a little (~0.015) at red 40, its
+    bonus and bird readers, and (``namer_from`` not None) a bird reader of every tile that
+    sees the bird there."""
+    namer = _with_bird_reader(tmp_path, {"7z": 40.0, "1s": 100.0}, {"6f": 40.0}, {"1s": 40.0})
+    if namer_from is None:
+        return namer
+    (tmp_path / "o").mkdir()
+    palette = {class_by_name("1s"): 40.0, class_by_name("7z"): 120.0}
+    reader = fake_namer(tmp_path / "o", palette, size=48)
+    for path in (reader, reader.with_suffix(".json")):
+        path.rename(tmp_path / f"others{path.suffix}")
     manifest = json.loads(namer.with_suffix(".json").read_text())
-    manifest["bird"]["others_from"] = value
+    manifest["bird_others"] = {"file": "others.onnx", "namer_from": namer_from}
     namer.with_suffix(".json").write_text(json.dumps(manifest))
     return namer
 
 
-#: A namer sure of the red dragon that gives the bird a little (~0.015) at red 40, and a bird
-#: reader that sees the bird there.
-RED_DRAGON_OR_BIRD = ({"7z": 40.0, "1s": 100.0}, {"6f": 40.0}, {"1s": 40.0, "7z": 120.0})
-
-
-def test_a_bird_reader_told_to_looks_at_a_tile_named_an_honour(tmp_path: Path) -> None:
-    namer = _bird_others_from(_with_bird_reader(tmp_path, *RED_DRAGON_OR_BIRD), 0.01)
-    probs = _name_one(namer, 40)
+def test_a_bird_reader_of_every_tile_looks_at_a_tile_named_an_honour(tmp_path: Path) -> None:
+    probs = _name_one(_with_bird_others(tmp_path), 40)
     assert NAMER_CLASSES[int(probs.argmax())] == "1s"
     assert probs.sum() == pytest.approx(1.0)
 
 
-def test_a_bird_reader_does_not_look_at_an_honour_unless_told(tmp_path: Path) -> None:
-    namer = _with_bird_reader(tmp_path, *RED_DRAGON_OR_BIRD)
+def test_the_bird_reader_of_flowers_does_not_look_at_an_honour(tmp_path: Path) -> None:
+    namer = _with_bird_others(tmp_path, None)
     assert NAMER_CLASSES[int(_name_one(namer, 40).argmax())] == "7z"
 
 
 def test_a_bird_reader_does_not_look_at_an_honour_given_the_bird_too_little(
     tmp_path: Path,
 ) -> None:
-    namer = _bird_others_from(_with_bird_reader(tmp_path, *RED_DRAGON_OR_BIRD), 0.05)
+    namer = _with_bird_others(tmp_path, 0.05)
     assert NAMER_CLASSES[int(_name_one(namer, 40).argmax())] == "7z"
 
 
-def test_a_bird_others_from_outside_zero_to_one_is_named(tmp_path: Path) -> None:
-    namer = _with_bird_reader(tmp_path, *RED_DRAGON_OR_BIRD)
-    with pytest.raises(NamerError, match=r"bird others_from 0\.0 is not in \(0, 1\]"):
-        Namer(_bird_others_from(namer, 0.0))
+def test_a_bird_reader_does_not_look_at_an_honour_smaller_than_the_namers_crop(
+    tmp_path: Path,
+) -> None:
+    """A box with fewer pixels than the namer's own input gives the closer look only blur."""
+    namer = Namer(_with_bird_others(tmp_path))
+    img = np.full((100, 100, 3), (30, 30, 40), np.uint8)
+    side = namer.manifest.input_size
+    small = np.array([[20, 20, 20 + side * 0.6, 20 + side * 0.8]])
+    large = np.array([[20, 20, 20 + side * 0.9, 20 + side * 1.2]])
+    assert NAMER_CLASSES[int(namer.name(img, small).probs[0].argmax())] == "7z"
+    assert NAMER_CLASSES[int(namer.name(img, large).probs[0].argmax())] == "1s"
+
+
+def test_a_bird_others_namer_from_outside_zero_to_one_is_named(tmp_path: Path) -> None:
+    with pytest.raises(NamerError, match=r"bird_others namer_from 1\.5 is not in \[0, 1\]"):
+        Namer(_with_bird_others(tmp_path, 1.5))
+
+
+def test_a_bird_reader_of_every_tile_is_a_partner_its_namer_ships_with(tmp_path: Path) -> None:
+    partners = load_namer_manifest(_with_bird_others(tmp_path)).partners
+    assert partners == ("bonus.onnx", "bird.onnx", "others.onnx")
 
 
 def test_a_kept_closer_look_names_an_honour_again_as_the_reader_names(tmp_path: Path) -> None:
     """Calibration's replay hears the bird reader on a tile named an honour as reading does."""
     from hupai.vision.namer import names_of_views, with_closer_look
 
-    namer = Namer(_bird_others_from(_with_bird_reader(tmp_path, *RED_DRAGON_OR_BIRD), 0.01))
+    namer = Namer(_with_bird_others(tmp_path))
     img = np.full((100, 200, 3), (30, 30, 40), np.uint8)
     img[:, 100:] = (30, 30, 100)  # a second box the namer names the bird itself
     boxes = np.array([[20, 20, 60, 70.0], [120, 20, 160, 70.0]])
