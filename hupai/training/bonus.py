@@ -608,9 +608,9 @@ def export(
         f"bamboo, from a {BONUS_SIZE}-px look (only its outputs 1f-8f and 1s are read: the "
         "bird's share of the nine); trained as a bonus reader, it may serve as one too"
         if not cfg.every_tile
-        else f"bird reader: how likely a box the namer calls a flower, a season or another "
-        f"tile is the 1 of bamboo, from a {BONUS_SIZE}-px look (trained on every tile face: "
-        "the bird's share of the nine, or of the bird and the namer's name)"
+        else f"bird reader of every tile: how likely a box the namer names a suit tile or an "
+        f"honour is the 1 of bamboo rather than that tile, from a {BONUS_SIZE}-px look (trained "
+        "on every tile face; its outputs for the bird and the namer's name are read)"
     )
     manifest["val"] = ckpt.get("val")
     if cfg.blocks:

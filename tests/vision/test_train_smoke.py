@@ -178,10 +178,13 @@ def test_a_namer_reads_flowers_with_the_exported_bonus_reader(bonus_exported: Pa
     # the smoke run trains the eight and the bird (the default): a bonus and a bird reader
     manifest["bonus"] = {"file": bonus_exported.name}
     manifest["bird"] = {"file": bonus_exported.name, "turned": True}
+    # (and a bird reader of every tile: the shipped namer names one, whose file is not here)
+    manifest["bird_others"] = {"file": bonus_exported.name, "turned": True, "namer_from": 0.01}
     (folder / namer.name).with_suffix(".json").write_text(json.dumps(manifest))
     loaded = Namer(folder / namer.name)
     assert loaded.bonus is not None and loaded.bonus.input_size == 128
     assert loaded.bird is not None and loaded.bird.input_size == 128
+    assert loaded.bird_others is not None
     names = loaded.name(np.full((200, 300, 3), 128, np.uint8), np.array([[10, 10, 60, 80.0]]))
     assert names.probs.shape == (1, len(NAMER_CLASSES))
     assert np.isclose(names.probs.sum(), 1.0)
