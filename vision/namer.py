@@ -527,7 +527,9 @@ class Namer:
             self.blend = self._partner(file, "blended namer", threads)
         self.bonus = self._closer(self.manifest.bonus, "bonus reader", threads)
         self.bird = self._closer(self.manifest.bird, "bird reader", threads)
-        self.bird_others = self._closer(self.manifest.bird_others, "bird reader", threads)
+        self.bird_others = self._closer(
+            self.manifest.bird_others, "bird reader of every tile", threads
+        )
 
     def _closer(self, file: str | None, role: str, threads: int | None) -> Namer | None:
         """A partner that looks closer (beside this one; None where the manifest names none):
@@ -610,9 +612,10 @@ class Namer:
         (``rows``: the boxes to cut, None for all; :attr:`NamerManifest.view_specs`: the
         margins, upright, then turned by 180°), the probabilities averaged — the views after
         the first only for the boxes the first view doubts, where the manifest says
-        ``more_views_below``; then, where the manifest names a bonus reader, the boxes named
-        a flower or a season looked at again in the crops ``closer`` cuts (``sides``: each
-        box's long side in the photo's pixels, :func:`closer_rows`; None: every box is large)."""
+        ``more_views_below``; then, where the manifest names closer readers, the boxes named
+        a flower or a season — and the large ones a bird reader of every tile is asked of —
+        looked at again in the crops ``closer`` cuts (``sides``: each box's long side in the
+        photo's pixels, :func:`closer_rows`; None: every box is large)."""
         specs = self.manifest.view_specs
         first_margin = specs[0][0]  # (upright)
         every = cut(first_margin, None)
@@ -648,12 +651,12 @@ class Namer:
             return probs
         cut = _cut_once(closer, rows)
         n = len(flowers)
-        looks = CloserLook(
-            None if self.bonus is None else self.bonus_names(cut(self.bonus)[:n]),
-            None if self.bird is None else self.bird_looks(cut(self.bird)[:n]),
-            others=None
-            if self.bird_others is None
-            else self.others_looks(cut(self.bird_others)[n:]),
+        looks = CloserLook(  # each reader asked only of the boxes it looks at
+            self.bonus_names(cut(self.bonus)[:n]) if self.bonus is not None and n else None,
+            self.bird_looks(cut(self.bird)[:n]) if self.bird is not None and n else None,
+            others=self.others_looks(cut(self.bird_others)[n:])
+            if self.bird_others is not None and len(others)
+            else None,
         )
         return with_looks(probs, flowers, others, looks, rule)
 
@@ -792,8 +795,8 @@ def bonus_rows(probs: NDArray[np.float64]) -> NDArray[np.int64]:
 
 @dataclass(frozen=True)
 class CloserRule:
-    """How a namer hears its bonus and bird readers (its manifest's ``"bonus"`` and ``"bird"``:
-    :attr:`NamerManifest.closer_rule`)."""
+    """How a namer hears its bonus and bird readers (its manifest's ``"bonus"``, ``"bird"`` and
+    ``"bird_others"``: :attr:`NamerManifest.closer_rule`)."""
 
     bonus_namer_weight: float = 0.0
     bird_namer_from: float = 0.0
