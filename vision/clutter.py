@@ -175,15 +175,32 @@ def ground_offsets(grounds: NDArray[np.float64]) -> NDArray[np.float64]:
 #: A box named a back with no box beside it in a row (:func:`row_mates`) is clutter when the
 #: finder scored it under this: a face-down tile lies in a kong or a wall, beside others.
 LONE_BACK_BELOW = 0.5
+#: A box with no box beside it in a row is clutter when the namer gives its best name less
+#: than this: it cannot name it (real val: 13 such boxes, none on a tile; 1,000 camerash
+#: composites: 7, none on a tile — blurred patches of the table photo; the held-out scenes'
+#: lone tiles the namer cannot name were misnamed as a rule).
+UNNAMED_BELOW = 0.2
 
 
-def lone_backs(det: Detections, names: NDArray[np.float64]) -> NDArray[np.bool_]:
-    """The boxes named a back (the namer's first name) with no box beside them in a row, that
-    the finder doubted (under :data:`LONE_BACK_BELOW`): a patch of table or wall the namer
-    takes for a tile's back. (A back outside a meld never enters the hand; lone, it only made
-    the reading doubtful.)"""
-    back = np.asarray(names).argmax(axis=1) == BACK
-    return np.asarray(back & (row_mates(det) == 0) & (det.confidence < LONE_BACK_BELOW))
+def lone_clutter(det: Detections, names: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """The boxes with no box beside them in a row (:func:`row_mates`) that are no tile: named a
+    back (the namer's first name) that the finder doubted (under :data:`LONE_BACK_BELOW`) — a
+    patch of table or wall the namer takes for a tile's back; a back outside a meld never
+    enters the hand, lone it only made the reading doubtful — or whose best name the namer
+    gives under :data:`UNNAMED_BELOW` (``names``: its probabilities without "not a tile").
+
+    >>> det = Detections.make([[0, 0, 30, 40], [32, 0, 62, 40], [300, 0, 330, 40],
+    ...                        [500, 0, 530, 40]], [0, 0, 0, 0], [0.9, 0.9, 0.9, 0.9])
+    >>> names = np.full((4, 43), 0.1 / 42); names[:, 0] = 0.9
+    >>> names[1, 0] = names[2, 0] = 0.15  # unnamed: one in a row, one lone
+    >>> lone_clutter(det, names).tolist()
+    [False, False, True, False]
+    """
+    names = np.asarray(names)
+    lone = row_mates(det) == 0
+    back = (names.argmax(axis=1) == BACK) & (det.confidence < LONE_BACK_BELOW)
+    unnamed = names.max(axis=1) < UNNAMED_BELOW
+    return np.asarray(lone & (back | unnamed))
 
 
 #: Beyond this many tile sides from the nearest box, a box is as much apart as it can be (a
@@ -252,6 +269,7 @@ __all__ = [
     "GROUND_UNIT",
     "LONE_BACK_BELOW",
     "TILE_ASPECT",
+    "UNNAMED_BELOW",
     "WEIGHTS",
     "clutter_features",
     "clutter_scores",
@@ -259,6 +277,6 @@ __all__ = [
     "ground_offsets",
     "grounds_weighed",
     "isolation",
-    "lone_backs",
+    "lone_clutter",
     "row_mates",
 ]

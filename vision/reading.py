@@ -39,7 +39,7 @@ from hupai.vision.clutter import (
     clutter_scores,
     face_grounds,
     grounds_weighed,
-    lone_backs,
+    lone_clutter,
 )
 from hupai.vision.deadline import ReadTimeout, check_deadline, read_deadline
 from hupai.vision.detections import (
@@ -114,8 +114,8 @@ __all__ = [
 #: apart in the row of a pung of its kind is doubted, kong_or_apart; 18: the clutter model weighs
 #: the colour of a box's face ground beside the photo's tiles'; a lone doubted back, a box
 #: across two tiles and a bare room read as a back are no tiles; a face in a row the namer
-#: half rejects is a gap).
-READER_RULES = 18
+#: half rejects is a gap; 20: a lone box the namer cannot name is no tile).
+READER_RULES = 20
 
 #: A box is not a tile when the namer gives "reject" at least this probability. Weighed with
 #: reader 10 on real val and the held-out scenes (bench/heldout.py): 0.3 and 0.2 drop a
@@ -520,7 +520,9 @@ def _tiles_among(
     if grounds is not None:
         weighed = grounds_weighed(grounds, probs.argmax(axis=1) == BACK, in_room)
     # what the finder and the namer together take for clutter goes as the namer's rejects do
-    tile = (clutter_scores(det, probs, reject, weighed) <= CLUTTER_ABOVE) & ~lone_backs(det, probs)
+    tile = (clutter_scores(det, probs, reject, weighed) <= CLUTTER_ABOVE) & ~lone_clutter(
+        det, probs
+    )
     tile |= in_room
     # a box the finder put across two tiles goes; the two stay, marked (either may be wrong)
     kept = np.nonzero(tile)[0]

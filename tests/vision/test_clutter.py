@@ -139,3 +139,14 @@ def test_a_back_beside_a_row_is_kept() -> None:
 
 def test_a_lone_back_the_finder_is_sure_of_is_kept() -> None:
     assert _lone_back([100.0, 300, 136, 348], found=0.8) == 10
+
+
+def test_a_lone_box_the_namer_cannot_name_is_dropped_however_sure_the_finder() -> None:
+    """A blurred patch of the table the finder is sure of, far from the hand, whose best name
+    the namer gives under 0.2 (:data:`hupai.vision.clutter.UNNAMED_BELOW`)."""
+    assert _doubtful_tenth_box([100.0, 500, 136, 548], best=0.15, found=0.9) == 9
+
+
+def test_a_box_the_namer_cannot_name_in_a_row_is_kept() -> None:
+    """In a row it is a tile of a set the namer does not know: its name is the player's check."""
+    assert _doubtful_tenth_box([360.0, 100, 396, 148], best=0.15, found=0.9) == 10
