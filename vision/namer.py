@@ -205,30 +205,37 @@ class NamerManifest:
                 f"{source}: turned views {list(manifest.turned_margins)} are not among the view "
                 f"margins {list(manifest.views)}"
             )
-        below = manifest.more_views_below
-        if below is not None and not 0.0 < below <= 1.0:
-            raise NamerError(f"{source}: more_views_below {below} is not in (0, 1]")
-        if not 0.05 <= manifest.temperature <= 20.0:
-            raise NamerError(
-                f"{source}: calibration temperature {manifest.temperature} is not in [0.05, 20]"
-            )
-        if not 0.0 <= manifest.bonus_namer_weight <= 4.0:
-            raise NamerError(
-                f"{source}: bonus namer_weight {manifest.bonus_namer_weight} is not in [0, 4]"
-            )
-        if not 0.0 <= manifest.bird_namer_from <= 1.0:
-            raise NamerError(
-                f"{source}: bird namer_from {manifest.bird_namer_from} is not in [0, 1]"
-            )
-        if not 0.0 <= manifest.bird_others_from <= 1.0:
-            raise NamerError(
-                f"{source}: bird_others namer_from {manifest.bird_others_from} is not in [0, 1]"
-            )
-        if manifest.check_below is not None and not 0.0 < manifest.check_below <= 1.0:
-            raise NamerError(
-                f"{source}: calibration check_below {manifest.check_below} is not in (0, 1]"
-            )
+        for what, value, low, high in (
+            ("more_views_below", manifest.more_views_below, None, 1.0),
+            ("calibration temperature", manifest.temperature, 0.05, 20.0),
+            ("bonus namer_weight", manifest.bonus_namer_weight, 0.0, 4.0),
+            ("bird namer_from", manifest.bird_namer_from, 0.0, 1.0),
+            ("bird_others namer_from", manifest.bird_others_from, 0.0, 1.0),
+            ("calibration check_below", manifest.check_below, None, 1.0),
+        ):
+            _within(value, low, high, f"{source}: {what}")
         return manifest
+
+
+def _within(value: float | None, low: float | None, high: float, what: str) -> None:
+    """NamerError unless ``value`` (None: not given, fine) lies in [``low``, ``high``] — in
+    (0, ``high``] where ``low`` is None.
+
+    >>> _within(1.5, 0.0, 1.0, "bird namer_from")
+    Traceback (most recent call last):
+    ...
+    hupai.vision.namer.NamerError: bird namer_from 1.5 is not in [0, 1]
+    >>> _within(0.0, None, 1.0, "check_below")
+    Traceback (most recent call last):
+    ...
+    hupai.vision.namer.NamerError: check_below 0.0 is not in (0, 1]
+    """
+    if value is None:
+        return
+    inside = (value > 0.0 if low is None else low <= value) and value <= high
+    if not inside:
+        span = f"(0, {high:g}]" if low is None else f"[{low:g}, {high:g}]"
+        raise NamerError(f"{what} {value} is not in {span}")
 
 
 def load_namer_manifest(path: Path) -> NamerManifest:
