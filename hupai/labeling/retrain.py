@@ -320,7 +320,7 @@ def train_namer(
     import torch
 
     from hupai.datasets.crops import CropSet
-    from hupai.training.namer import NamerConfig, initial_model, train_epochs
+    from hupai.training.namer import NamerConfig, initial_model, load_weights, train_epochs
 
     run_dir = opts.work / "namer"
     (run_dir / "weights").mkdir(parents=True, exist_ok=True)
@@ -345,9 +345,7 @@ def train_namer(
     model = initial_model(cfg.init)
     state = None
     if last.exists():
-        ckpt = torch.load(last, map_location="cpu", weights_only=False)
-        model.load_state_dict(ckpt["model"])
-        state = ckpt["train_state"]
+        state = load_weights(model, last)["train_state"]
         log(f"namer: resuming after epoch {int(state['epoch']) + 1}")
     model.to(device)
     sets = [(CropSet.load(user), 1.0 - (opts.replay_share if replay else 0.0))]

@@ -40,6 +40,7 @@ from hupai.datasets.crops import STORE_MARGIN, CropSet
 from hupai.training.namer import (
     NamerConfig,
     centre_inputs,
+    load_weights,
     predict,
     resume,
     save_epoch,
@@ -465,7 +466,7 @@ def run(cfg: BonusConfig) -> Path:
     model = build_bonus_model(cfg.blocks, cfg.head)
     state, best_score = resume(model, last, log) if last.exists() else (None, -1.0)
     if state is None and cfg.init:
-        model.load_state_dict(torch.load(cfg.init, map_location="cpu", weights_only=False)["model"])
+        load_weights(model, cfg.init)
         log(f"init: {cfg.init}")
     val_inputs = {k: centre_inputs(v.images, BONUS_SIZE) for k, v in vals.items()}
 

@@ -463,8 +463,6 @@ def untrained_model() -> Any:
 def initial_model(init: str | None) -> Any:
     """The model a run starts from: ImageNet weights, a checkpoint's, or a shipped namer ONNX
     rebuilt (:mod:`hupai.training.namer_onnx`; its batch norms are then trained frozen)."""
-    import torch
-
     if init and init.endswith(".onnx"):
         from hupai.training.namer_onnx import model_from_onnx
 
@@ -472,8 +470,17 @@ def initial_model(init: str | None) -> Any:
     if not init:
         return build_model()
     model = untrained_model()
-    model.load_state_dict(torch.load(init, map_location="cpu", weights_only=False)["model"])
+    load_weights(model, init)
     return model
+
+
+def load_weights(model: Any, checkpoint: str | Path) -> dict[str, Any]:
+    """``model`` given a checkpoint's weights (its ``"model"``); the checkpoint, whole."""
+    import torch
+
+    ckpt: dict[str, Any] = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    model.load_state_dict(ckpt["model"])
+    return ckpt
 
 
 def frozen_norms(cfg: NamerConfig) -> bool:
@@ -962,10 +969,7 @@ def run(cfg: NamerConfig) -> Path:
 
 def resume(model: Any, last: Path, log: Callable[[str], None]) -> tuple[dict[str, Any], float]:
     """Load ``last.pt`` into ``model``: (its training state, the best score so far)."""
-    import torch
-
-    ckpt = torch.load(last, map_location="cpu", weights_only=False)
-    model.load_state_dict(ckpt["model"])
+    ckpt = load_weights(model, last)
     state: dict[str, Any] = ckpt["train_state"]
     log(f"resume: from epoch {state['epoch'] + 1}")
     return state, float(ckpt.get("best_acc", -1.0))
