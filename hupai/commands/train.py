@@ -587,7 +587,7 @@ def _bonus(args: argparse.Namespace) -> int:
         threads=args.threads,
         blocks=args.blocks,
         head=args.head,
-        bird=args.bird or args.every_tile,
+        bird=args.bird,
         every_tile=args.every_tile,
         init=args.init,
     )

@@ -65,6 +65,45 @@ EVERY_FACE: NDArray[np.int64] = np.arange(BACK, dtype=np.int64)
 
 
 @dataclass(frozen=True)
+class ReaderFaces:
+    """What a run's reader names: its classes, the suffix of its crop sets' files (sets of
+    other faces are other sets), what its manifest says it trained on and what it is."""
+
+    classes: NDArray[np.int64]
+    suffix: str
+    data: str
+    kind: str
+
+
+#: Each kind of reader :attr:`BonusConfig.faces` names.
+FACES: dict[str, ReaderFaces] = {
+    "eight": ReaderFaces(
+        BONUS,
+        "",
+        "flowers and seasons only",
+        f"bonus reader: which flower or season a box the namer calls one is, from a "
+        f"{BONUS_SIZE}-px look (only its outputs 1f-8f are read)",
+    ),
+    "bird": ReaderFaces(
+        BONUS_AND_BIRD,
+        "-bird",
+        "flowers and seasons and the 1 of bamboo",
+        f"bird reader: how likely a box the namer calls a flower or a season is the 1 of "
+        f"bamboo, from a {BONUS_SIZE}-px look (only its outputs 1f-8f and 1s are read: the "
+        "bird's share of the nine); trained as a bonus reader, it may serve as one too",
+    ),
+    "every": ReaderFaces(
+        EVERY_FACE,
+        "-every",
+        "every tile face",
+        f"bird reader of every tile: how likely a box the namer names a suit tile or an "
+        f"honour is the 1 of bamboo rather than that tile, from a {BONUS_SIZE}-px look (trained "
+        "on every tile face; its outputs for the bird and the namer's name are read)",
+    ),
+}
+
+
+@dataclass(frozen=True)
 class BonusConfig:
     name: str = "bonus"
     project: str = "runs"
@@ -109,12 +148,15 @@ class BonusConfig:
         return BonusConfig(**{"bird": False, **{k: v for k, v in data.items() if k in known}})
 
     @property
+    def faces(self) -> str:
+        """What the reader names (a key of :data:`FACES`): ``"every"`` tile face, the eight
+        flowers and seasons and the ``"bird"``, or the ``"eight"`` alone."""
+        return "every" if self.every_tile else "bird" if self.bird else "eight"
+
+    @property
     def classes(self) -> NDArray[np.int64]:
-        """The classes the reader names: the eight flowers and seasons, and the bird (and with
-        ``every_tile`` every tile face)."""
-        if self.every_tile:
-            return EVERY_FACE
-        return BONUS_AND_BIRD if self.bird else BONUS
+        """The classes the reader names."""
+        return FACES[self.faces].classes
 
     def crop_files(self) -> dict[str, Path]:
         """Each crop set of the run by name, and its file under ``data`` (built once, reused):
@@ -135,9 +177,8 @@ class BonusConfig:
                 for split in ("train", "val")
             },
         }
-        # sets with the bird's tiles (or every tile's) are others
-        bird = "-every" if self.every_tile else "-bird" if self.bird else ""
-        return {k: Path(self.data) / f"{stem}{bird}.npz" for k, stem in stems.items()}
+        suffix = FACES[self.faces].suffix
+        return {k: Path(self.data) / f"{stem}{suffix}.npz" for k, stem in stems.items()}
 
     def trainer(self) -> NamerConfig:
         """The namer's training settings this run trains with."""
@@ -577,15 +618,9 @@ def export(
 
     ckpt = torch.load(weights, map_location="cpu", weights_only=False)
     cfg = BonusConfig.saved(ckpt["config"].get("bonus", {}))
-    what = (
-        "every tile face"
-        if cfg.every_tile
-        else "flowers and seasons and the 1 of bamboo"
-        if cfg.bird
-        else "flowers and seasons only"
-    )
+    faces = FACES[cfg.faces]
     data = (
-        f"{what}: {cfg.styles} procedural set styles of the training families drawn as tiles "
+        f"{faces.data}: {cfg.styles} procedural set styles of the training families drawn as tiles "
         "(hupai.training.bonus.compose_tile), the art sets' faces, the real train photos' tiles "
         "(mirror images turned back); chosen on real val's and the held-out family's"
     )
@@ -601,18 +636,7 @@ def export(
     )
     manifest_path = out.with_suffix(".json")
     manifest = json.loads(manifest_path.read_text())
-    manifest["kind"] = (
-        f"bonus reader: which flower or season a box the namer calls one is, from a "
-        f"{BONUS_SIZE}-px look (only its outputs 1f-8f are read)"
-        if not cfg.bird
-        else f"bird reader: how likely a box the namer calls a flower or a season is the 1 of "
-        f"bamboo, from a {BONUS_SIZE}-px look (only its outputs 1f-8f and 1s are read: the "
-        "bird's share of the nine); trained as a bonus reader, it may serve as one too"
-        if not cfg.every_tile
-        else f"bird reader of every tile: how likely a box the namer names a suit tile or an "
-        f"honour is the 1 of bamboo rather than that tile, from a {BONUS_SIZE}-px look (trained "
-        "on every tile face; its outputs for the bird and the namer's name are read)"
-    )
+    manifest["kind"] = faces.kind
     manifest["val"] = ckpt.get("val")
     if cfg.blocks:
         manifest["architecture"] = (
