@@ -52,8 +52,9 @@ BGR = tuple[float, float, float]
 #: in their names, so that a set drawn before is not reused): 2 — painted flower pictures;
 #: 3 — English captions; 4 — birds drawn in lines (:data:`LINE_BIRDS`); 6 — bold brush birds
 #: standing tall and the bird's own numeral 1 (:func:`bird_marks`; 5 was a brush-font family,
-#: reverted: its crop sets may still lie about under that number).
-FACES_VERSION = 6
+#: reverted: its crop sets may still lie about under that number); 7 — a maker's mark inside the
+#: white dragon (:func:`white_marks`).
+FACES_VERSION = 7
 #: The canvas a face is drawn on, px (width, height; a 3:4 face). The renderer crops to the ink.
 CANVAS = (180, 240)
 #: Text is rasterised at this size, then fitted into its box.
@@ -242,6 +243,10 @@ class SetStyle:
     # from the seed like the captions: "" (none), "left" or "right" (the top corner it is in)
     bird_numeral: str = ""
     bird_numeral_ink: BGR = BLACK
+    # a maker's mark inside the white dragon, drawn from the seed (:func:`white_marks`): ""
+    # (none), "gem" (a small stone drawn in the centre) or the mark's text
+    white_mark: str = ""
+    white_mark_ink: BGR = RED
 
     @property
     def red_five(self) -> SetStyle:
@@ -319,7 +324,7 @@ def random_style(rng: Rng, families: Sequence[str] = TRAINING_FAMILIES) -> SetSt
         pip_scale=float(rng.uniform(0.85, 1.05)),
         seed=int(rng.integers(1 << 30)),
     )
-    return bird_marks(western_marks(style))
+    return white_marks(bird_marks(western_marks(style)))
 
 
 def bird_marks(style: SetStyle) -> SetStyle:
@@ -333,6 +338,30 @@ def bird_marks(style: SetStyle) -> SetStyle:
     ink = _choice(r, (style.red, BLACK, style.numeral_ink, BLUE))
     side = "left" if r.random() < 0.6 else "right"
     return replace(style, bird_numeral=side, bird_numeral_ink=_ink(r, ink))  # type: ignore[arg-type]
+
+
+#: Makers' marks printed inside a framed white dragon: a brand character (red, mostly), a letter,
+#: none of them a character or numeral another face carries (so that no face's own sign is taught
+#: to mean the white dragon).
+WHITE_MARK_CHARS = "福金寶財鑫華龍鳳興盛雀樂喜雅祥榮"
+WHITE_MARK_LETTERS = ("B", "P", "M", "H")
+
+
+def white_marks(style: SetStyle) -> SetStyle:
+    """A maker's mark inside the white dragon (conventions §4: some sets put a small mark or gem
+    in the centre; Chinese sets often print a maker's character inside the frame): about two
+    framed sets in five — a character (red or the frame's ink), a letter, or a gem — and one
+    blank set in six a gem. Drawn from the seed (every other choice of the style stays)."""
+    r = np.random.default_rng([style.seed, 37])
+    framed = style.white in ("frame", "double", "chain")
+    if style.white == "白" or r.random() >= (0.4 if framed else 0.16):
+        return style
+    kind = "gem" if not framed else str(r.choice(["char", "letter", "gem"], p=[0.65, 0.15, 0.2]))
+    mark = {"char": str(_choice(r, WHITE_MARK_CHARS)), "gem": "gem"}.get(kind) or str(
+        _choice(r, WHITE_MARK_LETTERS)
+    )
+    ink = _choice(r, (style.red, style.red, style.frame_ink, GOLD, style.green))
+    return replace(style, white_mark=mark, white_mark_ink=_ink(r, ink))  # type: ignore[arg-type]
 
 
 def western_marks(style: SetStyle) -> SetStyle:
@@ -1148,6 +1177,8 @@ def _honour(canvas: Canvas, style: SetStyle, z: int) -> None:
 def _white(canvas: Canvas, style: SetStyle) -> None:
     x1, y1, x2, y2 = _content_box(canvas)
     if style.white == "blank":
+        if style.white_mark:
+            _white_mark(canvas, style, (x1, y1, x2, y2))
         return
     t = max(2, round(canvas.w * 0.04))
     m = np.zeros((canvas.h, canvas.w), np.float32)
@@ -1174,6 +1205,34 @@ def _white(canvas: Canvas, style: SetStyle) -> None:
     if style.white == "白":
         g = 3 * t
         _text_in(canvas, style, style.font, "白", style.frame_ink, (x1 + g, y1 + g, x2 - g, y2 - g))
+    if style.white_mark:
+        _white_mark(canvas, style, (x1, y1, x2, y2))
+
+
+def _white_mark(canvas: Canvas, style: SetStyle, box: tuple[float, float, float, float]) -> None:
+    """The maker's mark in the middle of the white dragon's face (:func:`white_marks`): a
+    character or letter about half the frame's width, or a small faceted stone."""
+    x1, y1, x2, y2 = box
+    cx, cy, w = (x1 + x2) / 2, (y1 + y2) / 2, x2 - x1
+    r = np.random.default_rng([style.seed, 38])
+    if style.white_mark != "gem":
+        s = w * r.uniform(0.32, 0.55)
+        _text_in(
+            canvas,
+            style,
+            style.font,
+            style.white_mark,
+            style.white_mark_ink,
+            (cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2),
+        )
+        return
+    m = np.zeros((canvas.h * _SS, canvas.w * _SS), np.float32)
+    rad = w * r.uniform(0.08, 0.16)
+    pts = [(cx + rad * np.sin(a), cy - rad * 1.3 * np.cos(a)) for a in np.arange(4) * np.pi / 2]
+    poly = np.round(np.asarray(pts) * _SS).astype(np.int32)
+    cv2.fillPoly(m, [poly], 1.0, cv2.LINE_8)
+    m = cv2.resize(m, (canvas.w, canvas.h), interpolation=cv2.INTER_AREA)
+    canvas.lay(m, style.white_mark_ink)
 
 
 def _caption(style: SetStyle, cls: int) -> tuple[str, ...]:

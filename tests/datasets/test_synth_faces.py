@@ -57,7 +57,7 @@ def test_red_fives_are_fives_drawn_in_red() -> None:
 
 
 def test_a_blank_white_dragon_is_one_clear_pixel() -> None:
-    style = faces.replace(_style(1), captions=False)
+    style = faces.replace(_style(1), captions=False, white_mark="")
     blank = faces.draw_face(faces.replace(style, white="blank"), WHITE_DRAGON)
     assert blank.shape == (1, 1, 4) and blank[0, 0, 3] == 0
     framed = faces.draw_face(faces.replace(style, white="frame"), WHITE_DRAGON)
@@ -205,3 +205,30 @@ def test_the_gpu_packs_font_subsets_carry_every_letter_a_face_prints() -> None:
 
     printed = set("".join(faces.CAPTION_WORDS) + faces.NUMERALS + "伍萬万東东發发蘭兰白中")
     assert printed <= set(FACE_TEXT), printed - set(FACE_TEXT)
+
+
+def test_white_marks_change_no_other_choice_of_the_style() -> None:
+    for seed in range(30):
+        style = _style(seed)
+        unmarked = faces.replace(style, white_mark="", white_mark_ink=faces.RED)
+        assert faces.white_marks(unmarked) == style
+    share = np.mean([bool(_style(s).white_mark) for s in range(300)])
+    assert 0.15 < share < 0.4, share
+
+
+@pytest.mark.parametrize("mark", ["福", "B", "gem"])
+def test_a_white_dragons_mark_is_drawn_inside_its_frame_alone(mark: str) -> None:
+    style = faces.replace(_style(3), white="frame", captions=False, white_mark="")
+    marked = faces.replace(style, white_mark=mark, white_mark_ink=faces.RED)
+    plain, drawn = faces.draw_face(style, 31), faces.draw_face(marked, 31)
+    h, w = drawn.shape[:2]
+    centre = (slice(h // 3, 2 * h // 3), slice(w // 3, 2 * w // 3))
+    assert (drawn[centre][:, :, 3] > 128).sum() > (plain[centre][:, :, 3] > 128).sum() + 20
+    for cls in (0, 27, 32, 33):  # 1m, east, the green and red dragons
+        assert np.array_equal(faces.draw_face(marked, cls), faces.draw_face(style, cls))
+
+
+def test_a_blank_white_dragon_may_carry_a_gem_in_its_centre() -> None:
+    style = faces.replace(_style(5), white="blank", captions=False, white_mark="")
+    gem = faces.draw_face(faces.replace(style, white_mark="gem"), 31)
+    assert (gem[:, :, 3] > 128).any()
