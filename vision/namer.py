@@ -161,6 +161,9 @@ class NamerManifest:
         try:
             shape = data["input"]["shape"]
             pre = data.get("preprocessing", {})
+            bonus = _partner(data, "bonus", "namer_weight")
+            bird = _partner(data, "bird", "namer_from")
+            others = _partner(data, "bird_others", "namer_from")
             manifest = NamerManifest(
                 name=str(data.get("name", "namer")),
                 version=str(data.get("version", "?")),
@@ -181,15 +184,15 @@ class NamerManifest:
                 more_views_below=_optional_float(pre.get("more_views_below")),
                 temperature=float(data.get("calibration", {}).get("temperature", 1.0)),
                 check_below=_optional_float(data.get("calibration", {}).get("check_below")),
-                bonus=str(data["bonus"]["file"]) if data.get("bonus") else None,
-                bonus_namer_weight=float((data.get("bonus") or {}).get("namer_weight", 0.0)),
-                bonus_turned=bool((data.get("bonus") or {}).get("turned", False)),
-                bird=str(data["bird"]["file"]) if data.get("bird") else None,
-                bird_turned=bool((data.get("bird") or {}).get("turned", False)),
-                bird_namer_from=float((data.get("bird") or {}).get("namer_from", 0.0)),
-                bird_others=str(data["bird_others"]["file"]) if data.get("bird_others") else None,
-                bird_others_turned=bool((data.get("bird_others") or {}).get("turned", False)),
-                bird_others_from=float((data.get("bird_others") or {}).get("namer_from", 0.0)),
+                bonus=bonus[0],
+                bonus_turned=bonus[1],
+                bonus_namer_weight=bonus[2],
+                bird=bird[0],
+                bird_turned=bird[1],
+                bird_namer_from=bird[2],
+                bird_others=others[0],
+                bird_others_turned=others[1],
+                bird_others_from=others[2],
             )
         except (KeyError, TypeError, IndexError, ValueError) as exc:
             raise NamerError(f"{source}: not a hupai namer manifest ({exc!r})") from None
@@ -215,6 +218,21 @@ class NamerManifest:
         ):
             _within(value, low, high, f"{source}: {what}")
         return manifest
+
+
+def _partner(data: dict[str, Any], key: str, number: str) -> tuple[str | None, bool, float]:
+    """A partner reader's entry in a namer's manifest: its file (None: no such partner),
+    whether its crops are also read turned, and its number (``namer_weight`` or
+    ``namer_from``; 0 where not given).
+
+    >>> _partner({"bird": {"file": "b.onnx", "namer_from": 0.05}}, "bird", "namer_from")
+    ('b.onnx', False, 0.05)
+    >>> _partner({}, "bonus", "namer_weight")
+    (None, False, 0.0)
+    """
+    entry = data.get(key) or {}
+    file = str(entry["file"]) if entry else None
+    return file, bool(entry.get("turned", False)), float(entry.get(number, 0.0))
 
 
 def _within(value: float | None, low: float | None, high: float, what: str) -> None:
