@@ -9,7 +9,7 @@ dynamic; here they are skipped unless the ONNX accepts them).
 Accuracy: real val crops (hupai's own split, used for selection), and the synthetic val
 crops per art set (``data/crops/synth-val-*.npz``, built by ``hupai train namer``).
 
-    .venv/bin/python bench/namer.py [--namer models/hupai-namer-v5.onnx] [--threads 2]
+    .venv/bin/python bench/namer.py [--namer models/hupai-namer-v6.onnx] [--threads 2]
 """
 
 from __future__ import annotations

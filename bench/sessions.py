@@ -135,7 +135,7 @@ def _bound(session: Any, x: np.ndarray) -> Callable[[], Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--finder", type=Path, default=ROOT / "models" / "hupai-finder-v1.onnx")
-    parser.add_argument("--namer", type=Path, default=ROOT / "models" / "hupai-namer-v5.onnx")
+    parser.add_argument("--namer", type=Path, default=ROOT / "models" / "hupai-namer-v6.onnx")
     parser.add_argument("--real", type=Path, default=ROOT / "data" / "real")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=30)

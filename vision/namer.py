@@ -45,7 +45,7 @@ STD = (0.229, 0.224, 0.225)
 #: Crops named per onnxruntime call (measured: batches of 16-32 are the cheapest per crop).
 BATCH = 32
 
-NAMER_NAME = "hupai-namer-v5"
+NAMER_NAME = "hupai-namer-v6"
 NAMER_ENV = "HUPAI_NAMER"
 
 Image = NDArray[np.uint8]

@@ -1226,13 +1226,14 @@ def _white_mark(canvas: Canvas, style: SetStyle, box: tuple[float, float, float,
             (cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2),
         )
         return
-    m = np.zeros((canvas.h * _SS, canvas.w * _SS), np.float32)
+    fine = np.zeros((canvas.h * _SS, canvas.w * _SS), np.float32)
     rad = w * r.uniform(0.08, 0.16)
     pts = [(cx + rad * np.sin(a), cy - rad * 1.3 * np.cos(a)) for a in np.arange(4) * np.pi / 2]
     poly = np.round(np.asarray(pts) * _SS).astype(np.int32)
-    cv2.fillPoly(m, [poly], 1.0, cv2.LINE_8)
-    m = cv2.resize(m, (canvas.w, canvas.h), interpolation=cv2.INTER_AREA)
-    canvas.lay(m, style.white_mark_ink)
+    cv2.fillPoly(fine, [poly], 1.0, cv2.LINE_8)  # a stone seen face on: a tall rhombus
+    canvas.lay(
+        cv2.resize(fine, (canvas.w, canvas.h), interpolation=cv2.INTER_AREA), style.white_mark_ink
+    )
 
 
 def _caption(style: SetStyle, cls: int) -> tuple[str, ...]:

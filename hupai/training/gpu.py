@@ -94,7 +94,7 @@ class GpuConfig:
     # against 204), at 0.0005 with real train three times beside 2,000 scenes less so (201)
     finder_lr0: float = 0.0005
     real_repeat: int = 3  # real train listed this many times beside the scenes
-    namer_init: str = "models/hupai-namer-v5.onnx"
+    namer_init: str = "models/hupai-namer-v6.onnx"
     namer_scenes: int = 1500  # synthetic scenes for the namer's crops
     namer_gen_scenes: int = 2000  # as run 3 (1,500 before)
     # at most; the namer trains until its time is up (``reserve_minutes``), its learning

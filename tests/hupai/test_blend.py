@@ -13,7 +13,7 @@ from hupai.training.blend import write_blend
 from hupai.vision.namer import Namer, NamerError
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
-SHIPPED = MODELS / "hupai-namer-v5.onnx"
+SHIPPED = MODELS / "hupai-namer-v6.onnx"
 HUPAI = Path(sys.executable).parent / "hupai"
 
 
@@ -25,7 +25,7 @@ def _crops() -> np.ndarray:
 def test_a_namer_blended_with_itself_names_as_it_does(tmp_path: Path) -> None:
     blended = write_blend(SHIPPED, SHIPPED, 0.4, tmp_path / "blend")
     namer = Namer(str(blended), threads=1)
-    assert namer.manifest.blend == ("partner-hupai-namer-v5.onnx", 0.4)
+    assert namer.manifest.blend == ("partner-hupai-namer-v6.onnx", 0.4)
     alone = Namer(str(SHIPPED), threads=1).name_crops(_crops()).probs
     assert np.allclose(namer.name_crops(_crops()).probs, alone, atol=1e-5)
 

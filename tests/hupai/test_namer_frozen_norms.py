@@ -24,7 +24,7 @@ def _checkpoint(path: Path, init: str | None) -> str:
 
 
 def test_a_checkpoint_of_a_run_from_onnx_keeps_norms_frozen(tmp_path: Path) -> None:
-    first = _checkpoint(tmp_path / "first.pt", "models/hupai-namer-v5.onnx")
+    first = _checkpoint(tmp_path / "first.pt", "models/hupai-namer-v6.onnx")
     second = _checkpoint(tmp_path / "second.pt", first)
     assert frozen_norms(NamerConfig(init=second))
 
