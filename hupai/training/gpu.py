@@ -38,7 +38,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hupai.datasets.clutter import SYSTEM_CJK_FONT
-from hupai.datasets.synth.faces import CAPTION_WORDS, FONTS, NUMERALS, usable_families
+from hupai.datasets.synth.faces import (
+    CAPTION_WORDS,
+    FONTS,
+    NUMERALS,
+    WHITE_MARK_CHARS,
+    WHITE_MARK_LETTERS,
+    usable_families,
+)
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
@@ -70,6 +77,7 @@ FACE_TEXT = "".join(
     sorted(
         set(NUMERALS + "伍萬万東东南西北中發发白梅蘭兰菊竹春夏秋冬1234")
         | set("".join(CAPTION_WORDS))
+        | set(WHITE_MARK_CHARS + "".join(WHITE_MARK_LETTERS))
     )
 )
 

@@ -82,13 +82,38 @@ def test_a_caption_names_the_tile() -> None:
     assert faces._caption(style, 33)[0] == "RED"
 
 
-def test_western_marks_change_no_other_choice_of_the_style() -> None:
+#: Each kind of mark a set may carry, drawn from its seed: how to draw it, the style's fields
+#: unmarked, whether a style carries it, and the share of sets that do.
+MARKS = {
+    "western": (
+        faces.western_marks,
+        {"captions": False, "bonus_chinese": True, "mark_ink": faces.BLACK},
+        lambda style: style.captions,
+        (0.15, 0.35),
+    ),
+    "bird": (
+        faces.bird_marks,
+        {"bird_numeral": "", "bird_numeral_ink": faces.BLACK},
+        lambda style: bool(style.bird_numeral),
+        (0.25, 0.45),
+    ),
+    "white": (
+        faces.white_marks,
+        {"white_mark": "", "white_mark_ink": faces.RED},
+        lambda style: bool(style.white_mark),
+        (0.15, 0.4),
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MARKS))
+def test_a_sets_marks_change_no_other_choice_of_the_style(kind: str) -> None:
+    marks, unmarked_fields, marked, (low, high) = MARKS[kind]
     for seed in range(30):
         style = _style(seed)
-        unmarked = faces.replace(style, captions=False, bonus_chinese=True, mark_ink=faces.BLACK)
-        assert faces.western_marks(unmarked) == style
-    share = np.mean([_style(s).captions for s in range(300)])
-    assert 0.15 < share < 0.35, share
+        assert marks(faces.replace(style, **unmarked_fields)) == style
+    share = np.mean([marked(_style(s)) for s in range(300)])
+    assert low < share < high, share
 
 
 @pytest.mark.parametrize("kind", sorted(set(faces.LINE_BIRDS) - set(faces.BOLD_BIRDS)))
@@ -122,15 +147,6 @@ def test_a_bold_bird_stands_tall_in_heavier_strokes_than_a_thin_one(kind: str) -
         thin = faces.draw_face(faces.replace(style, bird="ink-sparrow"), 18)
         (bold_tall, bold_ink), (_, thin_ink) = _ink_box(bold), _ink_box(thin)
         assert bold_tall >= 1.2 and bold_ink > thin_ink, f"seed {seed}: {bold_tall:.2f}"
-
-
-def test_bird_marks_change_no_other_choice_of_the_style() -> None:
-    for seed in range(30):
-        style = _style(seed)
-        unmarked = faces.replace(style, bird_numeral="", bird_numeral_ink=faces.BLACK)
-        assert faces.bird_marks(unmarked) == style
-    share = np.mean([bool(_style(s).bird_numeral) for s in range(300)])
-    assert 0.25 < share < 0.45, share
 
 
 def test_a_birds_numeral_is_drawn_on_the_one_of_bamboo_alone() -> None:
@@ -204,16 +220,8 @@ def test_the_gpu_packs_font_subsets_carry_every_letter_a_face_prints() -> None:
     from hupai.training.gpu import FACE_TEXT
 
     printed = set("".join(faces.CAPTION_WORDS) + faces.NUMERALS + "伍萬万東东發发蘭兰白中")
+    printed |= set(faces.WHITE_MARK_CHARS + "".join(faces.WHITE_MARK_LETTERS))
     assert printed <= set(FACE_TEXT), printed - set(FACE_TEXT)
-
-
-def test_white_marks_change_no_other_choice_of_the_style() -> None:
-    for seed in range(30):
-        style = _style(seed)
-        unmarked = faces.replace(style, white_mark="", white_mark_ink=faces.RED)
-        assert faces.white_marks(unmarked) == style
-    share = np.mean([bool(_style(s).white_mark) for s in range(300)])
-    assert 0.15 < share < 0.4, share
 
 
 @pytest.mark.parametrize("mark", ["福", "B", "gem"])
