@@ -349,7 +349,7 @@ WHITE_MARK_LETTERS = ("B", "P", "M", "H")
 
 def white_marks(style: SetStyle) -> SetStyle:
     """A maker's mark inside the white dragon (conventions §4: some sets put a small mark or gem
-    in the centre; Chinese sets often print a maker's character inside the frame): about two
+    in the centre; some Chinese sets print a maker's character inside the frame): about two
     framed sets in five — a character (red or the frame's ink), a letter, or a gem — and one
     blank set in six a gem. Drawn from the seed (every other choice of the style stays)."""
     r = np.random.default_rng([style.seed, 37])
